@@ -1,0 +1,69 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { PGlite } from '@electric-sql/pglite'
+import { sql } from 'drizzle-orm'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
+import postgres from 'postgres'
+import * as schema from './schema.js'
+
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
+export type DatabaseKind = 'postgres' | 'pglite' | 'memory'
+
+export interface DatabaseHandle {
+  db: Database
+  kind: DatabaseKind
+  migrate(): Promise<void>
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url))
+// Any constant works: it only has to be the same in every process that migrates this database.
+const MIGRATION_LOCK = 7_240_317
+
+/** One interface over the three drivers: PostgreSQL for a postgres URL, PGlite on disk when unset, PGlite in memory for memory://. */
+export function openDatabase (databaseUrl: string | undefined, dataDir: string): DatabaseHandle {
+  if (databaseUrl?.startsWith('postgres')) return openPostgres(databaseUrl)
+  if (databaseUrl === 'memory://') return openPglite(new PGlite(), 'memory')
+  const directory = join(dataDir, 'pgdata')
+  mkdirSync(directory, { recursive: true })
+  return openPglite(new PGlite(directory), 'pglite')
+}
+
+function openPostgres (url: string): DatabaseHandle {
+  const client = postgres(url, { max: 10, onnotice: () => {} })
+  const db = drizzlePostgres(client, { schema })
+  return {
+    db,
+    kind: 'postgres',
+    async migrate () {
+      // Several processes may start at once: one migrates, the others wait and then find nothing to do.
+      const lockHolder = await client.reserve()
+      try {
+        await lockHolder`select pg_advisory_lock(${MIGRATION_LOCK})`
+        await migratePostgres(db, { migrationsFolder })
+      } finally {
+        await lockHolder`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {})
+        lockHolder.release()
+      }
+    },
+    async ping () { await client`select 1` },
+    async close () { await client.end({ timeout: 5 }) }
+  }
+}
+
+function openPglite (client: PGlite, kind: DatabaseKind): DatabaseHandle {
+  const db = drizzlePglite(client, { schema })
+  return {
+    db,
+    kind,
+    async migrate () { await migratePglite(db, { migrationsFolder }) },
+    async ping () { await db.execute(sql`select 1`) },
+    async close () { if (!client.closed) await client.close() }
+  }
+}

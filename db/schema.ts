@@ -1,0 +1,145 @@
+import { sql } from 'drizzle-orm'
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+
+const id = () => text('id').primaryKey()
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow()
+const updatedAt = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow()
+
+export const PLANS = ['free', 'starter', 'growth', 'scale'] as const
+export type Plan = typeof PLANS[number]
+
+export const workspaces = pgTable('workspaces', {
+  id: id(),
+  name: text('name').notNull(),
+  plan: text('plan').$type<Plan>().notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt()
+})
+
+export const connections = pgTable('connections', {
+  id: id(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  wabaId: text('waba_id').notNull(),
+  /** AES-256-GCM ciphertext with its key id: see src/crypto/token-cipher.ts */
+  accessToken: text('access_token').notNull(),
+  status: text('status').$type<'active' | 'inactive'>().notNull(),
+  webhookRegistered: boolean('webhook_registered').notNull().default(false),
+  webhookError: text('webhook_error'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt()
+}, table => [
+  uniqueIndex('connections_one_active_per_workspace').on(table.workspaceId).where(sql`status = 'active'`),
+  index('connections_waba_id').on(table.wabaId)
+])
+
+export const phoneNumbers = pgTable('phone_numbers', {
+  id: id(),
+  connectionId: text('connection_id').notNull().references(() => connections.id),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  phoneNumberId: text('phone_number_id').notNull(),
+  displayPhoneNumber: text('display_phone_number').notNull(),
+  verifiedName: text('verified_name'),
+  qualityRating: text('quality_rating'),
+  throughputLevel: text('throughput_level'),
+  messagingLimitTier: text('messaging_limit_tier'),
+  /** the upstream's listing order: position 0 is the workspace's default sender */
+  position: integer('position').notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt()
+}, table => [
+  uniqueIndex('phone_numbers_connection_number').on(table.connectionId, table.phoneNumberId),
+  index('phone_numbers_phone_number_id').on(table.phoneNumberId),
+  index('phone_numbers_workspace_position').on(table.workspaceId, table.position)
+])
+
+export const apiKeys = pgTable('api_keys', {
+  id: id(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  name: text('name').notNull(),
+  /** the visible part of the secret, unique: how a presented key is found */
+  prefix: text('prefix').notNull().unique(),
+  /** SHA-256 of the whole secret; the secret itself is never stored */
+  secretHash: text('secret_hash').notNull(),
+  createdAt: createdAt(),
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+  revokedAt: timestamp('revoked_at', { withTimezone: true })
+}, table => [index('api_keys_workspace').on(table.workspaceId)])
+
+export const templates = pgTable('templates', {
+  id: id(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  wabaId: text('waba_id').notNull(),
+  upstreamId: text('upstream_id'),
+  name: text('name').notNull(),
+  language: text('language').notNull(),
+  status: text('status').notNull(),
+  category: text('category'),
+  components: jsonb('components').$type<unknown[]>().notNull().default([]),
+  updatedAt: updatedAt()
+}, table => [
+  uniqueIndex('templates_workspace_name_language').on(table.workspaceId, table.name, table.language),
+  index('templates_waba_name').on(table.wabaId, table.name)
+])
+
+export const MESSAGE_STATUSES = ['pending', 'sent', 'delivered', 'read', 'failed'] as const
+export type MessageStatus = typeof MESSAGE_STATUSES[number]
+
+export const messages = pgTable('messages', {
+  id: id(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  apiKeyId: text('api_key_id').references(() => apiKeys.id),
+  phoneNumberId: text('phone_number_id').notNull(),
+  recipient: text('recipient').notNull(),
+  type: text('type').notNull(),
+  /** the upstream message object as sent */
+  payload: jsonb('payload').notNull(),
+  status: text('status').$type<MessageStatus>().notNull(),
+  wamid: text('wamid').unique(),
+  errorCode: text('error_code'),
+  errorText: text('error_text'),
+  attempts: integer('attempts').notNull().default(0),
+  pricingCategory: text('pricing_category'),
+  /** the process dispatching a pending record: see src/dispatch leases */
+  dispatcherId: text('dispatcher_id'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt()
+}, table => [
+  index('messages_workspace_created').on(table.workspaceId, table.createdAt),
+  index('messages_workspace_status_created').on(table.workspaceId, table.status, table.createdAt),
+  index('messages_pending_dispatcher').on(table.dispatcherId).where(sql`status = 'pending'`)
+])
+
+export const messageEvents = pgTable('message_events', {
+  id: id(),
+  /** null while the wamid is unknown: the event is kept aside, never dropped */
+  messageId: text('message_id').references(() => messages.id),
+  wamid: text('wamid').notNull(),
+  status: text('status').notNull(),
+  upstreamTimestamp: timestamp('upstream_timestamp', { withTimezone: true }).notNull(),
+  errorCode: text('error_code'),
+  errorText: text('error_text'),
+  pricingCategory: text('pricing_category'),
+  payload: jsonb('payload').notNull(),
+  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow()
+}, table => [
+  uniqueIndex('message_events_unique_delivery').on(table.wamid, table.status, table.upstreamTimestamp),
+  index('message_events_message').on(table.messageId)
+])
+
+export const inboundMessages = pgTable('inbound_messages', {
+  id: id(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  phoneNumberId: text('phone_number_id').notNull(),
+  wamid: text('wamid').notNull().unique(),
+  from: text('from').notNull(),
+  type: text('type').notNull(),
+  payload: jsonb('payload').notNull(),
+  receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
+  createdAt: createdAt()
+}, table => [index('inbound_messages_workspace_received').on(table.workspaceId, table.receivedAt)])
+
+/** Process-wide values every process shares, such as the generated webhook verify token. */
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull()
+})

@@ -1,0 +1,66 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+const Int = (minimum: number, fallback: number) => Type.Integer({ minimum, default: fallback })
+const HttpUrl = Type.String({ pattern: '^https?://[^\\s/]+[^\\s]*$' })
+
+/** Every environment variable the gateway reads (CONTRACT.md section 1). The key is the variable's name. */
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^(postgres(ql)?://.+|memory://)$' })),
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  GRAPH_API_URL: Type.String({ ...HttpUrl, default: 'https://graph.facebook.com/v25.0' }),
+  APP_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  WEBHOOK_VERIFY_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
+  PUBLIC_URL: Type.Optional(HttpUrl),
+  ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
+  ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$' })),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(level => Type.Literal(level)), { default: 'info' }),
+  UPSTREAM_TIMEOUT_MS: Int(1, 15000),
+  DISPATCH_DEADLINE_MS: Int(1, 30000),
+  QUEUE_LIMIT: Int(1, 10000),
+  THROUGHPUT_MPS: Type.Optional(Type.Integer({ minimum: 1 })),
+  PAIR_RATE_BURST: Int(1, 45),
+  PAIR_RATE_INTERVAL_MS: Int(1, 6000),
+  MAX_ATTEMPTS: Int(1, 5),
+  RATE_LIMIT_MAX: Int(1, 600),
+  RATE_LIMIT_WINDOW_MS: Int(1, 60000),
+  BODY_LIMIT_BYTES: Int(1, 262144),
+  TEMPLATE_SYNC_INTERVAL_MS: Int(0, 3600000),
+  SHUTDOWN_GRACE_MS: Int(0, 10000)
+})
+
+export type Config = Static<typeof ConfigSchema>
+
+// Their values never appear in an error line or a log.
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'APP_SECRET', 'WEBHOOK_VERIFY_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'REDIS_URL'])
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment; throws a ConfigError whose message is one line naming the variable. */
+export function loadConfig (env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {}
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key]
+    if (value !== undefined && value !== '') raw[key] = value
+  }
+  const config = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
+  const [error] = Value.Errors(ConfigSchema, config)
+  if (error) {
+    const name = error.path.replace(/^\//, '') || 'configuration'
+    const shown = raw[name] === undefined || SECRET_VARIABLES.has(name) ? '' : ` (got ${JSON.stringify(raw[name])})`
+    throw new ConfigError(`invalid ${name}${shown}: ${error.message}`)
+  }
+  return config as Config
+}
+
+/** The base URL the upstream calls back: PUBLIC_URL, or where the server listens. */
+export function publicUrl (config: Config): string {
+  return (config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '')
+}
+
+export function isEmbedded (config: Config): boolean {
+  return config.DATABASE_URL === undefined
+}

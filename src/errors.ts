@@ -1,0 +1,27 @@
+/** Every error the gateway answers with: its HTTP status and the envelope's `code` (CONTRACT.md section 2). */
+export class AppError extends Error {
+  constructor (
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly extra: { field?: string, upstream?: { code: number | string | null, message: string }, retryAfterSeconds?: number, allow?: string } = {}
+  ) {
+    super(message)
+  }
+}
+
+export const unauthorized = (message = 'API key missing, invalid or revoked') => new AppError(401, 'unauthorized', message)
+export const planUpgradeRequired = () => new AppError(403, 'plan_upgrade_required', 'API access requires the Growth or Scale plan')
+export const forbidden = (message: string) => new AppError(403, 'forbidden', message)
+export const notFound = (message = 'Not found') => new AppError(404, 'not_found', message)
+export const methodNotAllowed = (allow: string[]) =>
+  new AppError(405, 'method_not_allowed', `Method not allowed; allowed: ${allow.join(', ')}`, { allow: allow.join(', ') })
+export const noActiveConnection = () => new AppError(409, 'no_active_connection', 'The workspace has no active connected number')
+export const payloadTooLarge = (limit: number) => new AppError(413, 'payload_too_large', `Request body is larger than ${limit} bytes`)
+export const unsupportedMediaType = (type: string) =>
+  new AppError(415, 'unsupported_media_type', `Unsupported content type ${JSON.stringify(type)}: send application/json or form fields`)
+export const invalidRequest = (message: string, field?: string) => new AppError(422, 'invalid_request', message, field ? { field } : {})
+export const rateLimited = (retryAfterSeconds: number) =>
+  new AppError(429, 'rate_limited', `Too many requests; retry in ${retryAfterSeconds} s`, { retryAfterSeconds })
+export const serviceUnavailable = (code: 'dispatch_timeout' | 'queue_full' | 'not_ready', message: string, retryAfterSeconds = 1) =>
+  new AppError(503, code, message, { retryAfterSeconds })

@@ -1,0 +1,28 @@
+import { desc, eq } from 'drizzle-orm'
+import type { Database } from '../../db/client.js'
+import { inboundMessages } from '../../db/schema.js'
+
+export type InboundMessage = typeof inboundMessages.$inferSelect
+
+export function inboundStore (db: Database) {
+  return {
+    /** Newest first. */
+    async list (workspaceId: string, options: { limit?: number } = {}): Promise<InboundMessage[]> {
+      return await db.select().from(inboundMessages).where(eq(inboundMessages.workspaceId, workspaceId))
+        .orderBy(desc(inboundMessages.receivedAt), desc(inboundMessages.id)).limit(options.limit ?? 50)
+    }
+  }
+}
+
+export type InboundStore = ReturnType<typeof inboundStore>
+
+export function publicInbound (message: InboundMessage) {
+  return {
+    id: message.id,
+    wamid: message.wamid,
+    from: message.from,
+    type: message.type,
+    phone_number_id: message.phoneNumberId,
+    received_at: message.receivedAt.toISOString()
+  }
+}

@@ -1,0 +1,31 @@
+import { eq } from 'drizzle-orm'
+import type { Database } from '../../db/client.js'
+import { workspaces, type Plan } from '../../db/schema.js'
+import { newId } from './ids.js'
+
+export type Workspace = typeof workspaces.$inferSelect
+
+export function workspaceStore (db: Database) {
+  return {
+    async create (name: string, plan: Plan): Promise<Workspace> {
+      const [row] = await db.insert(workspaces).values({ id: newId('ws'), name, plan }).returning()
+      return row
+    },
+
+    async get (id: string): Promise<Workspace | undefined> {
+      const [row] = await db.select().from(workspaces).where(eq(workspaces.id, id))
+      return row
+    },
+
+    async setPlan (id: string, plan: Plan): Promise<Workspace | undefined> {
+      const [row] = await db.update(workspaces).set({ plan, updatedAt: new Date() }).where(eq(workspaces.id, id)).returning()
+      return row
+    }
+  }
+}
+
+export type WorkspaceStore = ReturnType<typeof workspaceStore>
+
+export function publicWorkspace (workspace: Workspace) {
+  return { id: workspace.id, name: workspace.name, plan: workspace.plan, created_at: workspace.createdAt.toISOString() }
+}

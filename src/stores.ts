@@ -1,0 +1,17 @@
+import type { Database } from '../db/client.js'
+import { apiKeyStore } from './store/api-keys.js'
+import { inboundStore } from './store/inbound.js'
+import { messageStore } from './store/messages.js'
+import { workspaceStore } from './store/workspaces.js'
+
+/** Every repository over one database: the server decorates them, the CLI calls them directly. */
+export function createStores (db: Database) {
+  return {
+    workspaces: workspaceStore(db),
+    keys: apiKeyStore(db),
+    messages: messageStore(db),
+    inbound: inboundStore(db)
+  }
+}
+
+export type Stores = ReturnType<typeof createStores>

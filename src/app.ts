@@ -1,6 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify'
+import connectionsPlugin from '../plugins/connections.js'
 import dbPlugin from '../plugins/db.js'
+import upstreamPlugin from '../plugins/upstream.js'
 import healthRoutes from '../routes/health.js'
+import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
 import { handleError } from './error-handler.js'
 import { methodNotAllowed, notFound } from './errors.js'
@@ -31,6 +34,10 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   })
 
   await app.register(dbPlugin, { config })
+  await app.register(upstreamPlugin)
+  await app.register(connectionsPlugin)
+
   await app.register(healthRoutes)
+  await app.register(webhookRoutes)
   return app
 }

@@ -1,7 +1,9 @@
 import type { Database } from '../db/client.js'
 import { apiKeyStore } from './store/api-keys.js'
+import { connectionStore } from './store/connections.js'
 import { inboundStore } from './store/inbound.js'
 import { messageStore } from './store/messages.js'
+import { templateStore } from './store/templates.js'
 import { workspaceStore } from './store/workspaces.js'
 
 /** Every repository over one database: the server decorates them, the CLI calls them directly. */
@@ -9,6 +11,8 @@ export function createStores (db: Database) {
   return {
     workspaces: workspaceStore(db),
     keys: apiKeyStore(db),
+    connections: connectionStore(db),
+    templates: templateStore(db),
     messages: messageStore(db),
     inbound: inboundStore(db)
   }

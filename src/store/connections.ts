@@ -1,0 +1,83 @@
+import { and, asc, eq } from 'drizzle-orm'
+import type { Database } from '../../db/client.js'
+import { connections, phoneNumbers } from '../../db/schema.js'
+import type { UpstreamPhoneNumber } from '../upstream/types.js'
+import { newId } from './ids.js'
+
+export type Connection = typeof connections.$inferSelect
+export type PhoneNumber = typeof phoneNumbers.$inferSelect
+export interface ActiveConnection { connection: Connection, numbers: PhoneNumber[] }
+
+export function connectionStore (db: Database) {
+  async function numbersOf (connectionId: string): Promise<PhoneNumber[]> {
+    return await db.select().from(phoneNumbers).where(eq(phoneNumbers.connectionId, connectionId)).orderBy(asc(phoneNumbers.position))
+  }
+
+  return {
+    /** Stores a new active connection with its numbers in the upstream's order, retiring the workspace's previous one. */
+    async replace (workspaceId: string, wabaId: string, encryptedToken: string, numbers: UpstreamPhoneNumber[]): Promise<ActiveConnection> {
+      return await db.transaction(async tx => {
+        await tx.update(connections).set({ status: 'inactive', updatedAt: new Date() })
+          .where(and(eq(connections.workspaceId, workspaceId), eq(connections.status, 'active')))
+        const [connection] = await tx.insert(connections)
+          .values({ id: newId('conn'), workspaceId, wabaId, accessToken: encryptedToken, status: 'active' }).returning()
+        const rows = numbers.length === 0 ? [] : await tx.insert(phoneNumbers).values(numbers.map((number, position) => ({
+          id: newId('pn'), connectionId: connection.id, workspaceId, position, ...numberFields(number)
+        }))).returning()
+        return { connection, numbers: rows }
+      })
+    },
+
+    async active (workspaceId: string): Promise<ActiveConnection | undefined> {
+      const [connection] = await db.select().from(connections)
+        .where(and(eq(connections.workspaceId, workspaceId), eq(connections.status, 'active')))
+      return connection ? { connection, numbers: await numbersOf(connection.id) } : undefined
+    },
+
+    async deactivate (workspaceId: string): Promise<boolean> {
+      const rows = await db.update(connections).set({ status: 'inactive', updatedAt: new Date() })
+        .where(and(eq(connections.workspaceId, workspaceId), eq(connections.status, 'active'))).returning({ id: connections.id })
+      return rows.length > 0
+    },
+
+    async recordWebhookRegistration (connectionId: string, error: string | null): Promise<void> {
+      await db.update(connections).set({ webhookRegistered: error === null, webhookError: error, updatedAt: new Date() })
+        .where(eq(connections.id, connectionId))
+    },
+
+    /** Active connections whose webhook registration has not succeeded yet. */
+    async unregistered (): Promise<Connection[]> {
+      return await db.select().from(connections)
+        .where(and(eq(connections.status, 'active'), eq(connections.webhookRegistered, false)))
+    },
+
+    async activeByWaba (wabaId: string): Promise<Connection[]> {
+      return await db.select().from(connections).where(and(eq(connections.wabaId, wabaId), eq(connections.status, 'active')))
+    },
+
+    /** The active number with this upstream id, with its workspace: how webhooks are routed. */
+    async activeNumber (phoneNumberId: string): Promise<PhoneNumber | undefined> {
+      const [row] = await db.select({ number: phoneNumbers }).from(phoneNumbers)
+        .innerJoin(connections, eq(connections.id, phoneNumbers.connectionId))
+        .where(and(eq(phoneNumbers.phoneNumberId, phoneNumberId), eq(connections.status, 'active')))
+      return row?.number
+    },
+
+    async updateNumber (id: string, number: UpstreamPhoneNumber): Promise<void> {
+      await db.update(phoneNumbers).set({ ...numberFields(number), updatedAt: new Date() }).where(eq(phoneNumbers.id, id))
+    }
+  }
+}
+
+function numberFields (number: UpstreamPhoneNumber) {
+  return {
+    phoneNumberId: number.id,
+    displayPhoneNumber: number.display_phone_number,
+    verifiedName: number.verified_name ?? null,
+    qualityRating: number.quality_rating ?? null,
+    throughputLevel: number.throughput?.level ?? null,
+    messagingLimitTier: number.whatsapp_business_manager_messaging_limit ?? number.messaging_limit_tier ?? null
+  }
+}
+
+export type ConnectionStore = ReturnType<typeof connectionStore>

@@ -1,0 +1,120 @@
+import { Agent as HttpAgent } from 'node:http'
+import { Agent as HttpsAgent } from 'node:https'
+import got, { RequestError, TimeoutError, type Got } from 'got'
+import { parseRetryAfter, UpstreamError } from './errors.js'
+import type { SendResult, UpstreamPhoneNumber, UpstreamTemplate, WebhookRegistration } from './types.js'
+
+export interface UpstreamClientOptions {
+  /** GRAPH_API_URL, version included */
+  baseUrl: string
+  timeoutMs: number
+}
+
+const PHONE_NUMBER_FIELDS = 'id,display_phone_number,verified_name,quality_rating,throughput,whatsapp_business_manager_messaging_limit'
+const TEMPLATE_FIELDS = 'id,name,language,status,category,components'
+// A runaway paging loop would spend the WABA's hourly management quota; 6,000 templates is the upstream's cap.
+const MAX_TEMPLATE_PAGES = 60
+
+/** The Graph API calls of CONTRACT.md section 5, each ending in a value or a typed UpstreamError. */
+export function createUpstreamClient (options: UpstreamClientOptions) {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '')
+  const http = got.extend({
+    agent: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
+    retry: { limit: 0 }, // retries belong to the dispatcher, which knows what is safe to repeat
+    timeout: { request: options.timeoutMs },
+    throwHttpErrors: false,
+    responseType: 'text'
+  })
+
+  async function call (method: 'GET' | 'POST', url: string, token: string, body?: unknown): Promise<unknown> {
+    const response = await request(http, method, url, token, body)
+    const parsed = parseJson(response.body)
+    if (response.statusCode >= 200 && response.statusCode < 300 && parsed !== undefined) return parsed
+    throw rejection(response.statusCode, parsed, response.headers['retry-after'])
+  }
+
+  const at = (path: string) => `${baseUrl}/${path}`
+
+  return {
+    async sendMessage (phoneNumberId: string, token: string, message: Record<string, unknown>): Promise<SendResult> {
+      const answer = await call('POST', at(`${encodeURIComponent(phoneNumberId)}/messages`), token, message) as { messages?: { id?: string, message_status?: string }[] }
+      const sent = answer.messages?.[0]
+      if (typeof sent?.id !== 'string') throw new UpstreamError('lost', 'The upstream accepted the message without returning its id')
+      return { wamid: sent.id, messageStatus: sent.message_status }
+    },
+
+    async listPhoneNumbers (wabaId: string, token: string): Promise<UpstreamPhoneNumber[]> {
+      const answer = await call('GET', at(`${encodeURIComponent(wabaId)}/phone_numbers?fields=${PHONE_NUMBER_FIELDS}`), token) as { data?: UpstreamPhoneNumber[] }
+      return answer.data ?? []
+    },
+
+    async getPhoneNumber (phoneNumberId: string, token: string): Promise<UpstreamPhoneNumber> {
+      return await call('GET', at(`${encodeURIComponent(phoneNumberId)}?fields=${PHONE_NUMBER_FIELDS}`), token) as UpstreamPhoneNumber
+    },
+
+    /** Every page, following paging.next; the token goes only to the upstream's own origin. */
+    async listTemplates (wabaId: string, token: string): Promise<UpstreamTemplate[]> {
+      const templates: UpstreamTemplate[] = []
+      let next: string | undefined = at(`${encodeURIComponent(wabaId)}/message_templates?fields=${TEMPLATE_FIELDS}&limit=100`)
+      for (let page = 0; next && page < MAX_TEMPLATE_PAGES; page++) {
+        if (new URL(next).origin !== new URL(baseUrl).origin) throw new UpstreamError('rejected', `Refusing to follow paging.next to another host: ${new URL(next).origin}`)
+        const answer = await call('GET', next, token) as { data?: UpstreamTemplate[], paging?: { next?: string } }
+        templates.push(...(answer.data ?? []))
+        next = answer.paging?.next
+      }
+      return templates
+    },
+
+    async subscribeApp (wabaId: string, token: string, registration: WebhookRegistration): Promise<void> {
+      await call('POST', at(`${encodeURIComponent(wabaId)}/subscribed_apps`), token, {
+        override_callback_uri: registration.overrideCallbackUri,
+        verify_token: registration.verifyToken
+      })
+    }
+  }
+}
+
+export type UpstreamClient = ReturnType<typeof createUpstreamClient>
+
+async function request (http: Got, method: 'GET' | 'POST', url: string, token: string, body: unknown) {
+  try {
+    return await http(url, { method, headers: { authorization: `Bearer ${token}` }, ...(body !== undefined && { json: body }) })
+  } catch (error) {
+    throw classifyNetworkError(error)
+  }
+}
+
+function classifyNetworkError (error: unknown): UpstreamError {
+  if (!(error instanceof RequestError)) return new UpstreamError('lost', `Upstream call failed: ${(error as Error)?.message ?? error}`)
+  // After the request left, silence or a dropped connection tells nothing about whether the upstream acted.
+  const sent = error.timings?.upload !== undefined
+  if (error instanceof TimeoutError) {
+    return sent ? new UpstreamError('timeout', 'The upstream did not answer in time; the outcome is unknown') : new UpstreamError('unreachable', `Could not reach the upstream (${error.event} timeout)`)
+  }
+  if (!sent) return new UpstreamError('unreachable', `Could not reach the upstream (${error.code})`)
+  return new UpstreamError('lost', `The connection to the upstream broke after the request was sent (${error.code}); the outcome is unknown`)
+}
+
+interface GraphErrorBody { error?: { message?: string, type?: string, code?: number, error_subcode?: number, error_data?: { details?: string }, fbtrace_id?: string } }
+
+function rejection (httpStatus: number, body: unknown, retryAfter: string | undefined): UpstreamError {
+  const graph = (body as GraphErrorBody | undefined)?.error
+  const message = graph?.message ?? `The upstream answered HTTP ${httpStatus}`
+  return new UpstreamError('rejected', message, {
+    httpStatus,
+    code: typeof graph?.code === 'number' ? graph.code : undefined,
+    subcode: graph?.error_subcode,
+    type: graph?.type,
+    detail: graph?.error_data?.details,
+    fbtraceId: graph?.fbtrace_id,
+    retryAfterMs: parseRetryAfter(retryAfter)
+  })
+}
+
+function parseJson (text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}

@@ -46,6 +46,10 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     const value = env[key]
     if (value !== undefined && value !== '') raw[key] = value
   }
+  for (const [key, value] of Object.entries(raw)) {
+    // Convert would quietly truncate "1.5" to 1: an integer variable must be written as one.
+    if (isIntegerSetting(key) && !/^\d+$/.test(String(value))) throw new ConfigError(`invalid ${key} (got ${JSON.stringify(value)}): expected a whole number`)
+  }
   const config = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
   const [error] = Value.Errors(ConfigSchema, config)
   if (error) {
@@ -54,6 +58,11 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     throw new ConfigError(`invalid ${name}${shown}: ${error.message}`)
   }
   return config as Config
+}
+
+function isIntegerSetting (key: string): boolean {
+  const schema = (ConfigSchema.properties as Record<string, { type?: string }>)[key]
+  return schema?.type === 'integer'
 }
 
 /** The base URL the upstream calls back: PUBLIC_URL, or where the server listens. */

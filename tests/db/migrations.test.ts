@@ -1,0 +1,43 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { openDatabase } from '../../db/client.js'
+import { loadConfig } from '../../src/config.js'
+import { EmbeddedDatabaseBusyError } from '../../src/embedded-lock.js'
+import { openRuntime } from '../../src/runtime.js'
+import { createTestDatabase } from '../helpers/database.js'
+import { tablesOf } from '../helpers/tables.js'
+
+const EXPECTED_TABLES = ['api_keys', 'connections', 'inbound_messages', 'message_events', 'messages', 'phone_numbers', 'settings', 'templates', 'workspaces']
+
+describe('migrations', () => {
+  it('apply on an empty database of this run\'s backend, twice without harm', async () => {
+    const database = await createTestDatabase()
+    const handle = openDatabase(database.url, '/nonexistent')
+    try {
+      await handle.migrate()
+      await handle.migrate()
+      expect(await tablesOf(handle.db)).toEqual(expect.arrayContaining(EXPECTED_TABLES))
+    } finally {
+      await handle.close()
+      await database.drop()
+    }
+  })
+
+  it('apply on the embedded on-disk default, which generates its key with mode 0600 and locks the directory', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'outbound-embedded-'))
+    try {
+      const config = loadConfig({ DATA_DIR: dataDir })
+      const runtime = await openRuntime(config, 'server')
+      expect(await tablesOf(runtime.database.db)).toEqual(expect.arrayContaining(EXPECTED_TABLES))
+      expect((await stat(join(dataDir, 'encryption.key'))).mode & 0o777).toBe(0o600)
+      await expect(openRuntime(config, 'cli')).rejects.toThrow(EmbeddedDatabaseBusyError)
+      await runtime.close()
+      const again = await openRuntime(config, 'cli')
+      await again.close()
+    } finally {
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,35 @@
+import type { ConnectResult } from '../connections/connect.js'
+import type { MagicRecipient } from './emulator/index.js'
+
+interface BannerInput {
+  baseUrl: string
+  emulatorUrl: string
+  workspaceId: string
+  secret: string
+  connection: ConnectResult
+  magic: Readonly<Record<string, MagicRecipient>>
+  dataDir: string
+}
+
+/** What a newcomer needs to send a first message, printed once the sandbox is ready. */
+export function printBanner (input: BannerInput): void {
+  const numbers = input.connection.phone_numbers.map(number => `${number.phone_number_id} (${number.display_phone_number})`).join(', ')
+  const curl = `curl -s ${input.baseUrl}/api/messages.php \\\n  -H 'Authorization: Bearer ${input.secret}' \\\n  -H 'Content-Type: application/json' \\\n  -d '{"to":"15551234567","body":"Hello from Outbound"}'`
+  const magic = Object.entries(input.magic).map(([to, recipient]) => `  ${to}  ${recipient.description}`).join('\n')
+  console.log(`
+Outbound sandbox is ready: ${input.baseUrl}  (upstream: built-in emulator at ${input.emulatorUrl})
+
+Workspace   ${input.workspaceId} (growth plan), connected; numbers: ${numbers}
+API key     Authorization: Bearer ${input.secret}
+Templates   ${input.connection.templates} synced; webhook registered: ${input.connection.webhook_registered}
+
+Send a message:
+
+${curl}
+
+Recipients that fail on purpose:
+${magic}
+
+See the log:  DATA_DIR=${input.dataDir} npx outbound messages list --workspace ${input.workspaceId}   (after stopping the sandbox: Ctrl-C)
+`)
+}

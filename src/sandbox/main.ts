@@ -1,0 +1,51 @@
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../app.js'
+import { ConfigError, loadConfig, publicUrl } from '../config.js'
+import { connectWorkspace } from '../connections/connect.js'
+import { EmbeddedDatabaseBusyError } from '../embedded-lock.js'
+import { defaultAccount, MAGIC_RECIPIENTS, startEmulator } from './emulator/index.js'
+import { readSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.js'
+import { printBanner } from './banner.js'
+
+/**
+ * `npm run sandbox`: the gateway on the embedded database, with the built-in emulator as its upstream
+ * and a demo workspace (growth plan) connected through the real registration handshake.
+ */
+async function main (): Promise<void> {
+  // Quiet by default so the banner stays readable; LOG_LEVEL=info shows every request.
+  const env: Record<string, string | undefined> = { DATA_DIR: join('data', 'sandbox'), LOG_LEVEL: 'warn', ...process.env }
+  const emulator = await startEmulator({ port: Number(env.EMULATOR_PORT ?? 0) })
+  const config = loadConfig({ ...env, GRAPH_API_URL: emulator.url, APP_SECRET: emulator.appSecret, DATABASE_URL: undefined })
+  const app = await buildApp({ config })
+  await app.listen({ port: config.PORT, host: config.HOST })
+
+  const state = await demoWorkspace(app, readSandboxState(config.DATA_DIR))
+  const account = defaultAccount()
+  const connection = await connectWorkspace(app.connectDeps, { workspaceId: state.workspaceId, wabaId: account.wabaId, accessToken: account.accessToken })
+  if (!connection.webhook_registered) throw new Error(`webhook registration failed: ${connection.webhook_error}`)
+  writeSandboxState(config.DATA_DIR, state)
+
+  printBanner({ baseUrl: publicUrl(config), emulatorUrl: emulator.url, workspaceId: state.workspaceId, secret: state.apiKeySecret!, connection, magic: MAGIC_RECIPIENTS, dataDir: config.DATA_DIR })
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      app.close().then(() => emulator.close()).then(() => process.exit(0), () => process.exit(1))
+    })
+  }
+}
+
+/** The workspace and key of an earlier start when they still exist, else new ones. */
+async function demoWorkspace (app: FastifyInstance, saved: SandboxState | undefined): Promise<SandboxState> {
+  const workspace = (saved && await app.workspaces.get(saved.workspaceId)) || await app.workspaces.create('Sandbox demo', 'growth')
+  if (workspace.plan !== 'growth' && workspace.plan !== 'scale') await app.workspaces.setPlan(workspace.id, 'growth')
+  const stillValid = saved?.apiKeySecret && (await app.keys.verify(saved.apiKeySecret))?.workspaceId === workspace.id
+  const apiKeySecret = stillValid ? saved.apiKeySecret : (await app.keys.create(workspace.id, 'sandbox')).secret
+  return { workspaceId: workspace.id, apiKeySecret }
+}
+
+main().catch((error: unknown) => {
+  const known = error instanceof ConfigError || error instanceof EmbeddedDatabaseBusyError
+  console.error(`outbound sandbox: ${known ? (error as Error).message : (error as Error)?.stack ?? String(error)}`)
+  process.exit(1)
+})

@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../helpers/gateway.js'
+
+interface Started { child: ChildProcess, banner: string, port: number }
+
+/** `npm run sandbox` as a newcomer runs it: a real process, its printed banner, the printed curl. */
+async function startSandbox (dataDir: string): Promise<Started> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: '', ENCRYPTION_KEY: '' },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let output = ''
+  child.stdout!.on('data', chunk => { output += chunk })
+  child.stderr!.on('data', chunk => { output += chunk })
+  const deadline = Date.now() + 45_000
+  while (!output.includes('See the log:')) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sandbox did not start:\n${output}`)
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+  return { child, banner: output, port }
+}
+
+async function stop (started: Started): Promise<void> {
+  const exited = new Promise(resolve => started.child.once('exit', resolve))
+  started.child.kill('SIGTERM')
+  await exited
+}
+
+const printed = (banner: string, pattern: RegExp) => pattern.exec(banner)?.[1]
+
+describe('npm run sandbox', () => {
+  let dataDir: string
+  beforeAll(async () => { dataDir = await mkdtemp(join(tmpdir(), 'outbound-sandbox-')) })
+  afterAll(async () => { await rm(dataDir, { recursive: true, force: true }) })
+
+  it('connects a demo workspace through the real handshake, prints a working key, and reuses both on the next start', async () => {
+    const first = await startSandbox(dataDir)
+    const workspace = printed(first.banner, /Workspace\s+(ws_\S+)/)
+    const secret = printed(first.banner, /Authorization: Bearer (obk_live_\S+)/)
+    try {
+      expect(first.banner).toContain('webhook registered: true')
+      expect(workspace).toBeDefined()
+      const response = await fetch(`http://127.0.0.1:${first.port}/api/messages.php`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ to: '15551234567', body: 'Hello from Outbound' })
+      })
+      expect(await response.json()).toMatchObject({ ok: true, status: 'sent', wamid: expect.stringMatching(/^wamid\./) })
+    } finally {
+      await stop(first)
+    }
+
+    const second = await startSandbox(dataDir)
+    try {
+      expect(printed(second.banner, /Workspace\s+(ws_\S+)/)).toBe(workspace)
+      expect(printed(second.banner, /Authorization: Bearer (obk_live_\S+)/)).toBe(secret)
+      expect(second.banner).toContain('webhook registered: true')
+    } finally {
+      await stop(second)
+    }
+  }, 120_000)
+})

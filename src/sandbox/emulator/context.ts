@@ -1,0 +1,58 @@
+import { AccountStore } from './accounts.js'
+import { defaultAccount } from './default-account.js'
+import { FaultStore } from './faults.js'
+import { SendLimits } from './limits.js'
+import { StatusOptionStore } from './status-options.js'
+import type { EmulatorOptions, EmulatorStats, RecordedRequest, SentMessage, WebhookDelivery } from './types.js'
+import { WebhookSender } from './webhook-sender.js'
+
+/** Everything the routes and the programmatic API share. */
+export interface EmulatorContext {
+  basePath: string
+  appSecret: string
+  accounts: AccountStore
+  faults: FaultStore
+  limits: SendLimits
+  statusOptions: StatusOptionStore
+  webhooks: WebhookSender
+  requests: RecordedRequest[]
+  sentMessages: SentMessage[]
+  stats: EmulatorStats
+  webhookDeliveries: WebhookDelivery[]
+}
+
+export function createContext (options: EmulatorOptions): EmulatorContext {
+  const appSecret = options.appSecret ?? 'emulator-app-secret'
+  const webhookDeliveries: WebhookDelivery[] = []
+  return {
+    basePath: normalizeBasePath(options.basePath ?? '/v25.0'),
+    appSecret,
+    accounts: new AccountStore(options.accounts ?? [defaultAccount()]),
+    faults: new FaultStore(),
+    limits: new SendLimits({
+      throughputMps: options.throughputMps,
+      pairRateBurst: options.pairRateBurst ?? 45,
+      pairRateIntervalMs: options.pairRateIntervalMs ?? 6000
+    }),
+    statusOptions: new StatusOptionStore(options.statusDelaysMs ?? { sent: 50, delivered: 100, read: 150 }),
+    webhooks: new WebhookSender(appSecret, options.webhookRetries ?? [200, 400, 800], webhookDeliveries),
+    requests: [],
+    sentMessages: [],
+    stats: { accepted: {}, errors: {} },
+    webhookDeliveries
+  }
+}
+
+function normalizeBasePath (basePath: string): string {
+  const trimmed = basePath.replace(/\/+$/, '')
+  return trimmed === '' || trimmed.startsWith('/') ? trimmed : `/${trimmed}`
+}
+
+/** Empties the records in place, so references held by tests stay valid. */
+export function clearRecords (context: EmulatorContext): void {
+  context.requests.length = 0
+  context.sentMessages.length = 0
+  context.webhookDeliveries.length = 0
+  for (const key of Object.keys(context.stats.accepted)) delete context.stats.accepted[key]
+  for (const key of Object.keys(context.stats.errors)) delete context.stats.errors[Number(key)]
+}

@@ -1,0 +1,39 @@
+import { clearRecords, createContext } from './context.js'
+import { buildEmulatorApp } from './server.js'
+import type { Emulator, EmulatorOptions } from './types.js'
+import { injectInbound, sendTemplateStatusUpdate, sendWebhook } from './webhook-api.js'
+
+export async function startEmulator (options: EmulatorOptions = {}): Promise<Emulator> {
+  const context = createContext(options)
+  const app = buildEmulatorApp(context, options.logger ?? false)
+  const address = await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' })
+  return {
+    url: `${address}${context.basePath}`,
+    appSecret: context.appSecret,
+    requests: context.requests,
+    sentMessages: context.sentMessages,
+    stats: context.stats,
+    webhookDeliveries: context.webhookDeliveries,
+    addAccount: account => context.accounts.add(account),
+    setTemplates: (wabaId, templates) => context.accounts.setTemplates(wabaId, templates),
+    setFaults: (scope, faults) => context.faults.set(scope, faults),
+    clearFaults: () => context.faults.clear(),
+    setStatusOptions: (scope, statusOptions) => context.statusOptions.set(scope, statusOptions),
+    injectInbound: message => injectInbound(context, message),
+    sendTemplateStatusUpdate: update => sendTemplateStatusUpdate(context, update),
+    sendWebhook: (wabaId, body, webhookOptions) => sendWebhook(context, wabaId, body, webhookOptions),
+    callbackFor: wabaId => context.accounts.node(wabaId)?.waba.callback,
+    idle: () => context.webhooks.idle(),
+    reset () {
+      context.webhooks.cancel()
+      context.faults.clear()
+      context.statusOptions.clear()
+      context.limits.reset()
+      clearRecords(context)
+    },
+    async close () {
+      context.webhooks.cancel()
+      await app.close()
+    }
+  }
+}

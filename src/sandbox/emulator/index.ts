@@ -1,0 +1,10 @@
+export { startEmulator } from './emulator.js'
+export { defaultAccount } from './default-account.js'
+export { MAGIC_RECIPIENTS, type MagicRecipient } from './magic.js'
+export { ERROR_CODES } from './error-codes.js'
+export { signBody } from './webhook-sender.js'
+export type {
+  DeliveryStatus, EmulatedNumber, EmulatedTemplate, Emulator, EmulatorOptions, EmulatorStats, FaultScope, Faults,
+  InboundMessage, RecordedRequest, SendWebhookOptions, SentMessage, StatusDelays, StatusName, StatusOptions,
+  TemplateStatusUpdate, WabaAccount, WebhookDelivery
+} from './types.js'

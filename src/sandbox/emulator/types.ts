@@ -1,0 +1,143 @@
+import type { IncomingHttpHeaders } from 'node:http'
+
+export interface EmulatedNumber {
+  id: string
+  displayPhoneNumber: string
+  verifiedName: string
+  qualityRating?: string
+  throughputLevel?: 'STANDARD' | 'HIGH'
+  messagingLimitTier?: string
+}
+
+export interface EmulatedTemplate {
+  id?: string
+  name: string
+  language: string
+  status: string
+  category: string
+  components?: unknown[]
+}
+
+export interface WabaAccount {
+  wabaId: string
+  accessToken: string
+  phoneNumbers: EmulatedNumber[]
+  templates: EmulatedTemplate[]
+  name?: string
+}
+
+export type StatusName = 'sent' | 'delivered' | 'read' | 'failed'
+
+export interface StatusDelays { sent: number, delivered: number, read: number, failed?: number }
+
+export interface AsyncError { code: number, title?: string, details?: string }
+
+export interface StatusOptions {
+  statuses?: StatusName[]
+  delaysMs?: Partial<StatusDelays>
+  duplicate?: boolean
+  reorder?: boolean
+  failWith?: AsyncError
+}
+
+export interface Faults {
+  latencyMs?: number | { min: number, max: number }
+  errorRate?: number
+  transient?: { code: number, times?: number, httpStatus?: number, details?: string }
+  permanent?: { code: number, httpStatus?: number, details?: string }
+  hang?: boolean
+  reset?: boolean
+  retryAfter?: number
+}
+
+export type FaultScope = 'global' | { recipient: string } | { phoneNumberId: string }
+
+export interface EmulatorOptions {
+  port?: number
+  host?: string
+  basePath?: string
+  appSecret?: string
+  accounts?: WabaAccount[]
+  throughputMps?: number
+  pairRateBurst?: number
+  pairRateIntervalMs?: number
+  statusDelaysMs?: StatusDelays
+  webhookRetries?: number[]
+  logger?: boolean
+}
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  query: Record<string, unknown>
+  headers: IncomingHttpHeaders
+  body: unknown
+  at: number
+}
+
+export interface SentMessage {
+  wamid: string
+  phoneNumberId: string
+  to: string
+  payload: Record<string, unknown>
+  at: number
+}
+
+export interface WebhookDelivery {
+  url: string
+  body: unknown
+  status: number | 'error'
+  at: number
+}
+
+export interface EmulatorStats {
+  accepted: Record<string, number>
+  errors: Record<number, number>
+}
+
+export type DeliveryStatus = number | 'error'
+
+export interface InboundMessage {
+  phoneNumberId: string
+  from: string
+  type?: string
+  payload?: unknown
+  wamid?: string
+  profileName?: string
+}
+
+export interface TemplateStatusUpdate {
+  wabaId: string
+  name: string
+  language: string
+  event: string
+  reason?: string | null
+}
+
+export interface SendWebhookOptions {
+  /** a forged X-Hub-Signature-256 value; null sends none */
+  signature?: string | null
+  /** retry a non-2xx answer like the upstream does (default: true unless the signature is forged) */
+  retry?: boolean
+}
+
+export interface Emulator {
+  url: string
+  appSecret: string
+  requests: RecordedRequest[]
+  sentMessages: SentMessage[]
+  stats: EmulatorStats
+  webhookDeliveries: WebhookDelivery[]
+  addAccount (account: WabaAccount): void
+  setTemplates (wabaId: string, templates: EmulatedTemplate[]): void
+  setFaults (scope: FaultScope, faults: Faults): void
+  clearFaults (): void
+  setStatusOptions (scope: 'global' | { recipient: string }, options: StatusOptions): void
+  injectInbound (message: InboundMessage): Promise<{ wamid: string, status: DeliveryStatus }>
+  sendTemplateStatusUpdate (update: TemplateStatusUpdate): Promise<DeliveryStatus>
+  sendWebhook (wabaId: string, body: unknown, options?: SendWebhookOptions): Promise<DeliveryStatus>
+  callbackFor (wabaId: string): string | undefined
+  idle (): Promise<void>
+  reset (): void
+  close (): Promise<void>
+}

@@ -1,17 +1,54 @@
 import type { FastifyPluginAsync } from 'fastify'
+import { refreshNumbers } from '../src/connections/refresh.js'
 import { sameSecret } from '../src/crypto/constant-time.js'
-import { forbidden } from '../src/errors.js'
+import { AppError, forbidden, invalidRequest, unauthorized } from '../src/errors.js'
+import { processWebhook, type WebhookDeps } from '../src/webhooks/process.js'
+import { validSignature } from '../src/webhooks/signature.js'
 
-/** The upstream's callback (CONTRACT.md section 3). */
+// The upstream batches: a delivery can reach a few MB, far above the API's body limit.
+const WEBHOOK_BODY_LIMIT = 8 * 1024 * 1024
+
+/** The upstream's callback (CONTRACT.md section 3). Not wrapped in fastify-plugin: its raw-body parser stays here. */
 const webhooks: FastifyPluginAsync = async function (app) {
+  const deps: WebhookDeps = {
+    stores: app,
+    log: app.log,
+    refreshNumbers (wabaId) {
+      refreshNumbers(app.connectDeps, wabaId).catch(error => app.log.warn({ wabaId, err: (error as Error).message }, 'number refresh failed'))
+    }
+  }
+
+  // The signature covers the exact bytes: keep them, parse only after the check.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body))
+
   app.get('/webhooks/whatsapp', async function verifySubscription (request, reply) {
     const query = request.query as Record<string, unknown>
+    const token = query['hub.verify_token']
     const challenge = query['hub.challenge']
-    if (query['hub.mode'] !== 'subscribe' || typeof query['hub.verify_token'] !== 'string' || !sameSecret(query['hub.verify_token'], app.webhookVerifyToken) || typeof challenge !== 'string') {
+    if (query['hub.mode'] !== 'subscribe' || typeof token !== 'string' || !sameSecret(token, app.webhookVerifyToken) || typeof challenge !== 'string') {
       throw forbidden('Webhook verification failed')
     }
     return reply.type('text/plain; charset=utf-8').send(challenge)
   })
+
+  app.post('/webhooks/whatsapp', { bodyLimit: WEBHOOK_BODY_LIMIT }, async function receiveWebhook (request) {
+    const secret = app.config.APP_SECRET
+    if (!secret) throw unauthorized('Webhook refused: APP_SECRET is not configured, so no signature can be verified')
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+    if (!validSignature(raw, request.headers['x-hub-signature-256'], secret)) throw unauthorized('Missing or invalid X-Hub-Signature-256')
+    const summary = await processWebhook(deps, parse(raw))
+    request.log.debug({ summary }, 'webhook processed')
+    return { ok: true }
+  })
+}
+
+function parse (raw: Buffer): object {
+  try {
+    const body: unknown = JSON.parse(raw.toString('utf8'))
+    if (typeof body === 'object' && body !== null) return body
+  } catch {}
+  throw invalidRequest('The webhook body is not a JSON object') as AppError
 }
 
 export default webhooks

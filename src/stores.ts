@@ -3,6 +3,7 @@ import { apiKeyStore } from './store/api-keys.js'
 import { connectionStore } from './store/connections.js'
 import { inboundStore } from './store/inbound.js'
 import { messageStore } from './store/messages.js'
+import { statusEventStore } from './store/status-events.js'
 import { templateStore } from './store/templates.js'
 import { workspaceStore } from './store/workspaces.js'
 
@@ -13,6 +14,7 @@ export function createStores (db: Database) {
     keys: apiKeyStore(db),
     connections: connectionStore(db),
     templates: templateStore(db),
+    statusEvents: statusEventStore(db),
     messages: messageStore(db),
     inbound: inboundStore(db)
   }

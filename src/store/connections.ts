@@ -51,6 +51,14 @@ export function connectionStore (db: Database) {
         .where(and(eq(connections.status, 'active'), eq(connections.webhookRegistered, false)))
     },
 
+    async allActive (): Promise<Connection[]> {
+      return await db.select().from(connections).where(eq(connections.status, 'active'))
+    },
+
+    async numbersOf (connectionId: string): Promise<PhoneNumber[]> {
+      return await numbersOf(connectionId)
+    },
+
     async activeByWaba (wabaId: string): Promise<Connection[]> {
       return await db.select().from(connections).where(and(eq(connections.wabaId, wabaId), eq(connections.status, 'active')))
     },

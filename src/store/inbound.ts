@@ -1,11 +1,18 @@
 import { desc, eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { inboundMessages } from '../../db/schema.js'
+import { newId } from './ids.js'
 
 export type InboundMessage = typeof inboundMessages.$inferSelect
 
 export function inboundStore (db: Database) {
   return {
+    /** Stores an inbound message once per wamid (the upstream delivers at least once); false for a repeat. */
+    async insert (message: Omit<InboundMessage, 'id' | 'createdAt'>): Promise<boolean> {
+      const rows = await db.insert(inboundMessages).values({ id: newId('in'), ...message }).onConflictDoNothing().returning({ id: inboundMessages.id })
+      return rows.length > 0
+    },
+
     /** Newest first. */
     async list (workspaceId: string, options: { limit?: number } = {}): Promise<InboundMessage[]> {
       return await db.select().from(inboundMessages).where(eq(inboundMessages.workspaceId, workspaceId))

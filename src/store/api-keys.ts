@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt, or } from 'drizzle-orm'
+import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { apiKeys, workspaces, type Plan } from '../../db/schema.js'
 import { generateApiKey, prefixOf, secretMatches } from '../crypto/api-key.js'
@@ -29,7 +29,7 @@ export function apiKeyStore (db: Database) {
 
     /** Revokes the key; false when no such key exists. Revoking twice is harmless. */
     async revoke (id: string): Promise<boolean> {
-      const [key] = await db.update(apiKeys).set({ revokedAt: new Date() })
+      const [key] = await db.update(apiKeys).set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
         .where(eq(apiKeys.id, id)).returning({ id: apiKeys.id })
       return key !== undefined
     },

@@ -1,0 +1,17 @@
+import type { Command } from '../command.js'
+import { keysCreate, keysList, keysRevoke } from './keys.js'
+import { inboundList, messagesList } from './lists.js'
+import { migrate } from './migrate.js'
+import { workspaceCreate, workspacePlan } from './workspace.js'
+
+/** Every command the CLI has, by the words that name it: a new command is one file and one line here. */
+export const commands: Record<string, Command> = {
+  migrate,
+  'workspace create': workspaceCreate,
+  'workspace plan': workspacePlan,
+  'keys create': keysCreate,
+  'keys revoke': keysRevoke,
+  'keys list': keysList,
+  'messages list': messagesList,
+  'inbound list': inboundList
+}

@@ -1,0 +1,33 @@
+import { PLANS } from '../../../db/schema.js'
+import type { Runtime } from '../../runtime.js'
+import { publicWorkspace, type Workspace } from '../../store/workspaces.js'
+import { CommandError, defineCommand } from '../command.js'
+import { oneOf, text } from '../flags.js'
+
+export const workspaceCreate = defineCommand({
+  summary: 'creates a workspace on a plan',
+  flags: { name: text('N'), plan: oneOf('P', PLANS) },
+  async run ({ name, plan }, runtime) {
+    return publicWorkspace(await runtime.stores.workspaces.create(name, plan))
+  }
+})
+
+export const workspacePlan = defineCommand({
+  summary: 'changes a workspace\'s plan',
+  flags: { workspace: text('ID'), plan: oneOf('P', PLANS) },
+  async run ({ workspace, plan }, runtime) {
+    const updated = await runtime.stores.workspaces.setPlan(workspace, plan)
+    if (!updated) throw workspaceNotFound(workspace)
+    return publicWorkspace(updated)
+  }
+})
+
+export async function existingWorkspace (runtime: Runtime, id: string): Promise<Workspace> {
+  const workspace = await runtime.stores.workspaces.get(id)
+  if (!workspace) throw workspaceNotFound(id)
+  return workspace
+}
+
+function workspaceNotFound (id: string): CommandError {
+  return new CommandError(`workspace ${JSON.stringify(id)} not found`)
+}

@@ -1,0 +1,56 @@
+/** Wrong usage: the CLI exits 2 and says what the command expects. */
+export class UsageError extends Error {}
+
+/** Turns one --flag's raw value into what a command receives, or throws a UsageError. */
+export interface Flag<T> {
+  placeholder: string
+  required: boolean
+  parse(value: string | undefined, name: string): T
+}
+
+export function text (placeholder: string): Flag<string> {
+  return {
+    placeholder,
+    required: true,
+    parse (value, name) {
+      if (value === undefined) throw new UsageError(`missing --${name}`)
+      if (value.trim() === '') throw new UsageError(`--${name} must not be empty`)
+      return value
+    }
+  }
+}
+
+export function oneOf<V extends string> (placeholder: string, values: readonly V[]): Flag<V> {
+  return {
+    placeholder,
+    required: true,
+    parse (value, name) {
+      const given = text(placeholder).parse(value, name)
+      if (!(values as readonly string[]).includes(given)) throw new UsageError(`--${name} must be one of ${values.join(', ')}`)
+      return given as V
+    }
+  }
+}
+
+export function integer (placeholder: string, minimum: number, maximum: number): Flag<number> {
+  return {
+    placeholder,
+    required: true,
+    parse (value, name) {
+      const given = text(placeholder).parse(value, name)
+      const number = /^\d+$/.test(given) ? Number(given) : NaN
+      if (!(number >= minimum && number <= maximum)) throw new UsageError(`--${name} must be an integer from ${minimum} to ${maximum}`)
+      return number
+    }
+  }
+}
+
+export function optional<T> (flag: Flag<T>): Flag<T | undefined>
+export function optional<T> (flag: Flag<T>, fallback: T): Flag<T>
+export function optional<T> (flag: Flag<T>, fallback?: T): Flag<T | undefined> {
+  return {
+    placeholder: flag.placeholder,
+    required: false,
+    parse: (value, name) => value === undefined ? fallback : flag.parse(value, name)
+  }
+}

@@ -38,9 +38,9 @@ export async function freePort (): Promise<number> {
 
 export interface RunningServer { url: string, process: ChildProcess, stop(): Promise<void> }
 
-/** The real server (src/server.ts through tsx) on a free port, once /healthz answers. */
+/** The real server (src/server.ts through tsx) on env.PORT or a free port, once /healthz answers. */
 export async function startServer (env: Record<string, string | undefined>): Promise<RunningServer> {
-  const port = await freePort()
+  const port = env.PORT ? Number(env.PORT) : await freePort()
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: repoRoot,
     env: cliEnv({ LOG_LEVEL: 'warn', ...env, HOST: '127.0.0.1', PORT: String(port) }),

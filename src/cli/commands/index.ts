@@ -1,4 +1,5 @@
 import type { Command } from '../command.js'
+import { connect, disconnect, templatesSync } from './connection.js'
 import { keysCreate, keysList, keysRevoke } from './keys.js'
 import { inboundList, messagesList } from './lists.js'
 import { migrate } from './migrate.js'
@@ -9,6 +10,9 @@ export const commands: Record<string, Command> = {
   migrate,
   'workspace create': workspaceCreate,
   'workspace plan': workspacePlan,
+  connect,
+  disconnect,
+  'templates sync': templatesSync,
   'keys create': keysCreate,
   'keys revoke': keysRevoke,
   'keys list': keysList,

@@ -67,3 +67,8 @@ function openPglite (client: PGlite, kind: DatabaseKind): DatabaseHandle {
     async close () { if (!client.closed) await client.close() }
   }
 }
+
+/** The rows of a raw `db.execute` result, whichever driver ran it (postgres.js returns them as is, PGlite in `rows`). */
+export function rowsOf<T> (result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows?: T[] }).rows ?? []) as T[]
+}

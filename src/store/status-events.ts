@@ -1,6 +1,6 @@
-import { and, eq, isNull, or, sql } from 'drizzle-orm'
-import type { Database } from '../../db/client.js'
-import { messageEvents, messages } from '../../db/schema.js'
+import { eq, sql } from 'drizzle-orm'
+import { rowsOf, type Database } from '../../db/client.js'
+import { messageEvents } from '../../db/schema.js'
 import { newId } from './ids.js'
 
 export interface StatusEvent {
@@ -18,56 +18,19 @@ export interface StatusEvent {
 
 export type StatusOutcome = 'applied' | 'kept' | 'repeat' | 'unknown'
 
-// Forward only: sent < delivered < read; failed only before delivered, and final.
-const RANK = sql`case ${messages.status} when 'pending' then 0 when 'sent' then 1 when 'delivered' then 2 when 'read' then 3 else 99 end`
-const NEW_RANK = { sent: 1, delivered: 2, read: 3 } as const
-
 export function statusEventStore (db: Database) {
-  async function findRecord (event: StatusEvent): Promise<string | undefined> {
-    const byWamid = eq(messages.wamid, event.wamid)
-    // The status can outrun the storing of the wamid: the record id it carries finds the record then.
-    const byRecordId = event.recordId === undefined
-      ? undefined
-      : and(eq(messages.id, event.recordId), eq(messages.phoneNumberId, event.phoneNumberId), or(isNull(messages.wamid), byWamid))
-    const [row] = await db.select({ id: messages.id }).from(messages).where(byRecordId ? or(byWamid, byRecordId) : byWamid).limit(1)
-    return row?.id
-  }
-
   return {
     /**
-     * Keeps the event in the record's history (once: an exact repeat is recognised by wamid, status and
-     * upstream timestamp) and moves the record forward in one statement, so concurrent deliveries for
-     * one message cannot lose an update. An event for an unknown message is kept aside.
+     * A delivery's statuses in one transaction (one commit rather than one per status), in wamid
+     * order so that two concurrent deliveries lock the records they share in the same order.
      */
-    async record (event: StatusEvent): Promise<StatusOutcome> {
-      const messageId = await findRecord(event)
-      const [inserted] = await db.insert(messageEvents).values({
-        id: newId('evt'),
-        messageId: messageId ?? null,
-        wamid: event.wamid,
-        status: event.status,
-        upstreamTimestamp: event.upstreamTimestamp,
-        errorCode: event.errorCode ?? null,
-        errorText: event.errorText ?? null,
-        pricingCategory: event.pricingCategory ?? null,
-        payload: event.payload
-      }).onConflictDoNothing().returning({ id: messageEvents.id })
-      if (!inserted) return 'repeat'
-      if (!messageId) return 'unknown'
-
-      const allowed = event.status === 'failed'
-        ? sql`${messages.status} in ('pending', 'sent')`
-        : sql`${RANK} < ${NEW_RANK[event.status]}`
-      const moved = await db.update(messages).set({
-        status: event.status,
-        wamid: sql`coalesce(${messages.wamid}, ${event.wamid})`,
-        ...(event.status === 'failed' && { errorCode: event.errorCode ?? null, errorText: event.errorText ?? null }),
-        updatedAt: new Date()
-      }).where(and(eq(messages.id, messageId), allowed)).returning({ id: messages.id })
-      if (event.pricingCategory) {
-        await db.update(messages).set({ pricingCategory: event.pricingCategory }).where(and(eq(messages.id, messageId), isNull(messages.pricingCategory)))
-      }
-      return moved.length > 0 ? 'applied' : 'kept'
+    async recordAll (events: StatusEvent[]): Promise<StatusOutcome[]> {
+      const ordered = [...events].sort((a, b) => a.wamid < b.wamid ? -1 : a.wamid > b.wamid ? 1 : 0)
+      return await db.transaction(async tx => {
+        const outcomes: StatusOutcome[] = []
+        for (const event of ordered) outcomes.push(await recordStatus(tx, event))
+        return outcomes
+      })
     },
 
     async byWamid (wamid: string) {
@@ -81,3 +44,46 @@ export function statusEventStore (db: Database) {
 }
 
 export type StatusEventStore = ReturnType<typeof statusEventStore>
+
+/**
+ * One statement: find the record (by wamid, or by the record id the status carries when it outran
+ * the storing of the wamid), keep the event in its history once (an exact repeat — same wamid,
+ * status and upstream timestamp — meets a unique index), and move the record forward only:
+ * sent < delivered < read, failed only before delivered. The row lock of the update makes
+ * concurrent deliveries for one message safe. An event for an unknown message is kept aside.
+ */
+async function recordStatus (db: Pick<Database, 'execute'>, event: StatusEvent): Promise<StatusOutcome> {
+  const failed = event.status === 'failed'
+  const rank = { sent: 1, delivered: 2, read: 3, failed: 0 }[event.status]
+  const advances = failed
+    ? sql`m.status in ('pending', 'sent')`
+    : sql`(case m.status when 'pending' then 0 when 'sent' then 1 when 'delivered' then 2 when 'read' then 3 else 99 end) < ${rank}`
+  const result = await db.execute(sql`
+    with target as (
+      select id from messages
+      where wamid = ${event.wamid}
+         or (id = ${event.recordId ?? null} and phone_number_id = ${event.phoneNumberId} and (wamid is null or wamid = ${event.wamid}))
+      limit 1
+    ), kept as (
+      insert into message_events (id, message_id, wamid, status, upstream_timestamp, error_code, error_text, pricing_category, payload)
+      values (${newId('evt')}, (select id from target), ${event.wamid}, ${event.status}, ${event.upstreamTimestamp.toISOString()}::timestamptz,
+              ${event.errorCode ?? null}, ${event.errorText ?? null}, ${event.pricingCategory ?? null}, ${JSON.stringify(event.payload)}::jsonb)
+      on conflict do nothing
+      returning message_id
+    ), moved as (
+      update messages m set
+        status = case when ${advances} then ${event.status} else m.status end,
+        error_code = case when ${failed} and ${advances} then ${event.errorCode ?? null} else m.error_code end,
+        error_text = case when ${failed} and ${advances} then ${event.errorText ?? null} else m.error_text end,
+        wamid = coalesce(m.wamid, ${event.wamid}),
+        pricing_category = coalesce(m.pricing_category, ${event.pricingCategory ?? null}),
+        updated_at = case when ${advances} then now() else m.updated_at end
+      from kept where m.id = kept.message_id
+      returning m.status
+    )
+    select (select count(*) from kept)::int as kept, (select id from target) as message_id, (select status from moved) as status`)
+  const [row] = rowsOf<{ kept: number, message_id: string | null, status: string | null }>(result)
+  if (row.kept === 0) return 'repeat'
+  if (row.message_id === null) return 'unknown'
+  return row.status === event.status ? 'applied' : 'kept'
+}

@@ -38,13 +38,10 @@ export async function processWebhook (deps: WebhookDeps, body: WebhookBody): Pro
 async function applyMessages (deps: WebhookDeps, value: MessagesValue, summary: WebhookSummary): Promise<void> {
   const phoneNumberId = value.metadata?.phone_number_id
   if (typeof phoneNumberId !== 'string') return
-  for (const status of arrayOf<StatusValue>(value.statuses)) {
-    const event = statusEvent(phoneNumberId, status)
-    if (!event) continue
-    const outcome = await deps.stores.statusEvents.record(event)
-    summary.statuses[outcome] = (summary.statuses[outcome] ?? 0) + 1
-    if (outcome === 'unknown') deps.log.info({ wamid: event.wamid, status: event.status }, 'status for an unknown message kept aside')
-  }
+  const events = arrayOf<StatusValue>(value.statuses).map(status => statusEvent(phoneNumberId, status)).filter(event => event !== undefined)
+  const outcomes = events.length > 0 ? await deps.stores.statusEvents.recordAll(events) : []
+  for (const outcome of outcomes) summary.statuses[outcome] = (summary.statuses[outcome] ?? 0) + 1
+  if (summary.statuses.unknown) deps.log.info({ phoneNumberId, count: summary.statuses.unknown }, 'statuses for unknown messages kept aside')
   const inbound = arrayOf<InboundValue>(value.messages)
   if (inbound.length === 0) return
   const number = await deps.stores.connections.activeNumber(phoneNumberId)

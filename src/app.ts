@@ -1,8 +1,17 @@
 import Fastify, { type FastifyInstance } from 'fastify'
+import authPlugin from '../plugins/auth.js'
+import bodyParsersPlugin from '../plugins/body-parsers.js'
 import connectionsPlugin from '../plugins/connections.js'
 import dbPlugin from '../plugins/db.js'
+import dispatchPlugin from '../plugins/dispatch.js'
+import docsPlugin from '../plugins/docs.js'
+import planPlugin from '../plugins/plan.js'
+import rateLimitPlugin from '../plugins/rate-limit.js'
+import senderPlugin from '../plugins/sender.js'
+import templateSyncPlugin from '../plugins/template-sync.js'
 import upstreamPlugin from '../plugins/upstream.js'
 import healthRoutes from '../routes/health.js'
+import messageRoutes from '../routes/messages.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
 import { handleError } from './error-handler.js'
@@ -36,8 +45,20 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(dbPlugin, { config })
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
+  await app.register(templateSyncPlugin)
+  await app.register(dispatchPlugin)
+  await app.register(docsPlugin)
+  // Route hooks run in this order (CONTRACT.md 2): 401, 429, 403, 409; then the body (413, 415, 422).
+  await app.register(rateLimitPlugin)
+  await app.register(authPlugin)
+  await app.register(planPlugin)
+  await app.register(senderPlugin)
 
   await app.register(healthRoutes)
   await app.register(webhookRoutes)
+  await app.register(async function api (api) {
+    await api.register(bodyParsersPlugin)
+    await api.register(messageRoutes)
+  })
   return app
 }

@@ -1,8 +1,9 @@
-import { and, desc, eq } from 'drizzle-orm'
+import { and, desc, eq, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { messages, type MessageStatus } from '../../db/schema.js'
 
 export type MessageRecord = typeof messages.$inferSelect
+export type PendingMessage = Pick<typeof messages.$inferInsert, 'id' | 'workspaceId' | 'apiKeyId' | 'phoneNumberId' | 'recipient' | 'type' | 'payload'> & { id: string }
 
 export function messageStore (db: Database) {
   return {
@@ -13,6 +14,33 @@ export function messageStore (db: Database) {
         : eq(messages.workspaceId, workspaceId)
       return await db.select().from(messages).where(where)
         .orderBy(desc(messages.createdAt), desc(messages.id)).limit(options.limit ?? 50)
+    },
+
+    async get (id: string): Promise<MessageRecord | undefined> {
+      const [row] = await db.select().from(messages).where(eq(messages.id, id))
+      return row
+    },
+
+    /** The record of a send about to be attempted: written before anything goes upstream. */
+    async createPending (message: PendingMessage): Promise<MessageRecord> {
+      const [row] = await db.insert(messages).values({ ...message, status: 'pending' }).returning()
+      return row
+    },
+
+    /** A status webhook may have moved the record on already (it is matched by id before the wamid is known): never move it back. */
+    async markSent (id: string, outcome: { wamid: string, attempts: number }): Promise<void> {
+      await db.update(messages).set({
+        wamid: outcome.wamid,
+        attempts: outcome.attempts,
+        status: sql`case when ${messages.status} = 'pending' then 'sent' else ${messages.status} end`,
+        updatedAt: new Date()
+      }).where(eq(messages.id, id))
+    },
+
+    /** Only a record still pending fails: a webhook that already reported it sent or delivered knows better. */
+    async markFailed (id: string, outcome: { errorCode: string, errorText: string, attempts: number }): Promise<void> {
+      await db.update(messages).set({ status: 'failed', ...outcome, updatedAt: new Date() })
+        .where(and(eq(messages.id, id), eq(messages.status, 'pending')))
     }
   }
 }

@@ -47,6 +47,10 @@ describe('webhooks: signatures, inbound messages, template and number updates', 
     expect(before.status).toBe('APPROVED')
     expect(await emulator.sendTemplateStatusUpdate({ wabaId: account.wabaId, name: 'hello_world', language: 'en_US', event: 'REJECTED', reason: 'INCORRECT_CATEGORY' })).toBe(200)
     expect((await app.templates.byName(workspace.workspaceId, 'hello_world'))[0].status).toBe('REJECTED')
+
+    const refused = await app.inject({ method: 'POST', url: '/api/messages.php', headers: { authorization: workspace.authorization }, payload: { to: '15551234567', type: 'template', template: 'hello_world' } })
+    expect(refused.statusCode).toBe(422)
+    expect(refused.json()).toMatchObject({ ok: false, code: 'invalid_request', field: 'template' })
   })
 
   it('answers 200 to a valid delivery naming an unknown message, and keeps the event aside', async () => {

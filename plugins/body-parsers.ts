@@ -1,0 +1,26 @@
+import formbody from '@fastify/formbody'
+import multipart from '@fastify/multipart'
+import type { FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { parseFormBody } from '../src/messages/form.js'
+import { parseJsonBody } from '../src/messages/json-body.js'
+import { readMultipartFields } from '../src/messages/multipart.js'
+
+/**
+ * The API's bodies: JSON in any charset, PHP-style forms, multipart fields; any other type is a 415.
+ * Registered in the API's scope only, so other routes keep Fastify's parsers (webhooks need raw JSON).
+ */
+export default fp(async function bodyParsers (app) {
+  const limit = app.config.BODY_LIMIT_BYTES
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async function parseJson (request: FastifyRequest, body: Buffer) {
+    return parseJsonBody(request.headers['content-type'], body)
+  })
+  await app.register(formbody, { parser: parseFormBody })
+  await app.register(multipart, { limits: { fieldNameSize: 200, fieldSize: limit, fields: 1000, parts: 1000, headerPairs: 100 } })
+
+  // Multipart is read here rather than by a parser, so it comes after the checks of the earlier hooks too.
+  app.addHook('preValidation', async function readMultipart (request: FastifyRequest) {
+    if (request.isMultipart()) request.body = await readMultipartFields(request, limit)
+  })
+}, { name: 'body-parsers', dependencies: ['db'] })

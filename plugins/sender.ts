@@ -1,0 +1,53 @@
+import type { FastifyRequest, RouteOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import { invalidRequest, noActiveConnection } from '../src/errors.js'
+import type { ActiveConnection, PhoneNumber } from '../src/store/connections.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the key's workspace's active connection, on routes with `config.sender` */
+    activeConnection: ActiveConnection
+    /** the number the message goes from: the body's phone_number_id, or the workspace's first number */
+    sender: PhoneNumber
+  }
+  interface FastifyContextConfig {
+    /** the route sends from the key's workspace's connected numbers */
+    sender?: boolean
+  }
+}
+
+/**
+ * 409 without an active connection: checked before the body is read. The sending number needs the
+ * body, so it is resolved once the body has passed validation.
+ */
+export default fp(async function sender (app) {
+  app.decorateRequest('activeConnection')
+  app.decorateRequest('sender')
+
+  async function requireConnection (request: FastifyRequest): Promise<void> {
+    const active = await app.connections.active(request.apiKey.workspaceId)
+    if (!active || active.numbers.length === 0) throw noActiveConnection()
+    request.activeConnection = active
+  }
+
+  async function resolveSender (request: FastifyRequest): Promise<void> {
+    const { numbers } = request.activeConnection
+    const wanted = (request.body as { phone_number_id?: string }).phone_number_id
+    if (wanted === undefined) {
+      request.sender = numbers[0]
+      return
+    }
+    const number = numbers.find(candidate => candidate.phoneNumberId === wanted)
+    if (!number) {
+      const active = numbers.map(candidate => candidate.phoneNumberId).join(', ')
+      throw invalidRequest(`phone_number_id ${wanted} is not an active number of this workspace (active: ${active})`, 'phone_number_id')
+    }
+    request.sender = number
+  }
+
+  app.addHook('onRoute', function sendFromWorkspace (route: RouteOptions) {
+    if (!route.config?.sender) return
+    route.preParsing = [route.preParsing ?? []].flat().concat(requireConnection)
+    route.preHandler = [route.preHandler ?? []].flat().concat(resolveSender)
+  })
+}, { name: 'sender', dependencies: ['db', 'auth', 'plan'] })

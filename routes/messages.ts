@@ -1,0 +1,32 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { preferFieldsOverAliases } from '../src/messages/aliases.js'
+import { composeMessage } from '../src/messages/compose.js'
+import { pendingMessage } from '../src/messages/payload.js'
+import { ErrorEnvelopeSchema, SendMessageBodySchema, SendMessageOkSchema } from '../src/messages/schemas.js'
+import { bodyValidationError } from '../src/messages/validation-errors.js'
+
+/** POST /api/messages.php (SPEC.md 4, CONTRACT.md 2): 401 → 429 → 403 → 409 come from the hooks that route config switches on, then the body. */
+const messages: FastifyPluginAsyncTypebox = async function (app) {
+  app.post('/api/messages.php', {
+    config: { auth: 'apiKey', rateLimit: {}, plan: ['growth', 'scale'], sender: true },
+    schema: {
+      tags: ['messages'],
+      summary: 'Send one message through the connected number',
+      description: 'Body as JSON or form fields (nested keys as PHP writes them; components and interactive may be a JSON string). Requires the Growth or Scale plan.',
+      security: [{ apiKey: [] }],
+      consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
+      body: SendMessageBodySchema,
+      response: { 200: SendMessageOkSchema, '4xx': ErrorEnvelopeSchema, '5xx': ErrorEnvelopeSchema }
+    },
+    schemaErrorFormatter: bodyValidationError,
+    preValidation: preferFieldsOverAliases
+  }, async function sendMessage (request) {
+    const { apiKey } = request
+    const message = await composeMessage(request.body, name => app.templates.byName(apiKey.workspaceId, name))
+    const record = await app.messages.createPending(pendingMessage(message, apiKey, request.sender))
+    const { wamid } = await app.dispatch(record, { connection: request.activeConnection.connection })
+    return { ok: true as const, wamid, status: 'sent' as const }
+  })
+}
+
+export default messages

@@ -1,0 +1,82 @@
+import { Type, type SchemaOptions, type Static } from '@sinclair/typebox'
+
+export const MESSAGE_TYPES = ['text', 'template', 'image', 'document', 'audio', 'video', 'sticker', 'interactive'] as const
+export type MessageType = typeof MESSAGE_TYPES[number]
+export const MEDIA_TYPES = ['image', 'document', 'audio', 'video', 'sticker'] as const
+export type MediaType = typeof MEDIA_TYPES[number]
+export const INTERACTIVE_TYPES = ['button', 'list', 'cta_url', 'flow', 'location_request_message', 'product', 'product_list', 'catalog_message'] as const
+
+// Each pattern with the sentence a validation error uses for it (see validation-errors.ts).
+const PHONE = '^\\+?[1-9][0-9]{6,14}$'
+const NOT_BLANK = '\\S'
+const TEMPLATE_NAME = '^[a-z0-9_]{1,512}$'
+const LANGUAGE = '^[a-z]{2,3}(_[A-Z]{2})?$'
+const HTTP_URL = '^[hH][tT][tT][pP][sS]?://[^\\s/?#]+[^\\s]*$'
+const WAMID = '^wamid\\.\\S+$'
+
+export const PATTERN_RULES: Record<string, string> = {
+  [PHONE]: 'must be a phone number in international format: an optional +, then 7 to 15 digits, the first not 0',
+  [NOT_BLANK]: 'must not be only whitespace',
+  [TEMPLATE_NAME]: 'must be a template name: lowercase letters, digits and underscores',
+  [LANGUAGE]: 'must be a language code such as en, en_US or pt_BR',
+  [HTTP_URL]: 'must be an absolute http(s) URL',
+  [WAMID]: 'must be a message id starting with wamid.'
+}
+
+/** A string enum as JSON Schema `enum`: one clear error ("must be one of …") where a union of literals gives one per member. */
+function StringEnum<const Values extends readonly string[]> (values: Values, options: SchemaOptions = {}) {
+  return Type.Unsafe<Values[number]>({ type: 'string', enum: [...values], ...options })
+}
+
+const Text = Type.String({ minLength: 1, maxLength: 4096, pattern: NOT_BLANK, description: 'Message text, 1–4096 characters (type text).' })
+const TemplateName = Type.String({ pattern: TEMPLATE_NAME, description: 'Approved template name (type template).' })
+
+const ParameterSchema = Type.Object({
+  type: Type.String({ minLength: 1, description: 'text, currency, date_time, image, document, video, payload, …; the value sits in the field of that name' })
+})
+
+const ComponentSchema = Type.Object({
+  type: Type.String({ minLength: 1, description: 'header, body, button, …' }),
+  sub_type: Type.Optional(Type.String({ minLength: 1, description: 'buttons: quick_reply, url, copy_code, flow, …' })),
+  index: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: 'buttons: position in the template, from 0' })),
+  parameters: Type.Optional(Type.Array(ParameterSchema))
+})
+
+/** The body of POST /api/messages.php (CONTRACT.md section 2). Per-type rules that JSON Schema says badly live in compose.ts. */
+export const SendMessageBodySchema = Type.Object({
+  to: Type.String({ pattern: PHONE, description: 'Recipient in international format: optional +, then 7–15 digits.' }),
+  type: Type.Optional(StringEnum(MESSAGE_TYPES, { default: 'text', description: 'Message type; text when omitted.' })),
+  body: Type.Optional(Text),
+  text: Type.Optional({ ...Text, description: 'Alias of body; body wins when both are given.' }),
+  preview_url: Type.Optional(Type.Boolean({ description: 'Text only: render a preview of the first URL.' })),
+  template: Type.Optional(TemplateName),
+  template_name: Type.Optional({ ...TemplateName, description: 'Alias of template; template wins when both are given.' }),
+  language: Type.Optional(Type.String({ pattern: LANGUAGE, description: "Template language code; omitted → the synced template's own language." })),
+  components: Type.Optional(Type.Array(ComponentSchema, { description: 'Template components in the upstream format. In a form: nested keys or a JSON string.' })),
+  media_id: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Media types: uploaded media id; exactly one of media_id and link.' })),
+  link: Type.Optional(Type.String({ maxLength: 2048, pattern: HTTP_URL, description: 'Media types: public http(s) URL of the media.' })),
+  caption: Type.Optional(Type.String({ maxLength: 1024, description: 'image, video and document only.' })),
+  filename: Type.Optional(Type.String({ minLength: 1, maxLength: 240, description: 'document only: the file name shown.' })),
+  interactive: Type.Optional(Type.Object({ type: StringEnum(INTERACTIVE_TYPES) }, { description: 'The upstream interactive object (type interactive). In a form: nested keys or a JSON string.' })),
+  phone_number_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Sending number; omitted → the workspace's first connected number." })),
+  reply_to: Type.Optional(Type.String({ pattern: WAMID, maxLength: 256, description: 'wamid of the message this one replies to.' }))
+})
+
+export type SendMessageBody = Static<typeof SendMessageBodySchema>
+
+export const SendMessageOkSchema = Type.Object({
+  ok: Type.Literal(true),
+  wamid: Type.String({ description: 'Upstream message id, starting with wamid.' }),
+  status: Type.Literal('sent')
+})
+
+export const ErrorEnvelopeSchema = Type.Object({
+  ok: Type.Literal(false),
+  error: Type.String(),
+  code: Type.String(),
+  field: Type.Optional(Type.String({ description: 'The request field at fault (422).' })),
+  upstream: Type.Optional(Type.Object({
+    code: Type.Union([Type.Integer(), Type.String(), Type.Null()]),
+    message: Type.String()
+  }, { description: "The upstream's error (502)." }))
+})

@@ -31,7 +31,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config),
     bodyLimit: config.BODY_LIMIT_BYTES,
-    trustProxy: true,
+    trustProxy: config.TRUST_PROXY,
     ajv: { customOptions: { coerceTypes: false, allErrors: false } }
   })
   const allowedMethods = trackRouteMethods(app)

@@ -29,7 +29,9 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_WINDOW_MS: Int(1, 60000),
   BODY_LIMIT_BYTES: Int(1, 262144),
   TEMPLATE_SYNC_INTERVAL_MS: Int(0, 3600000),
-  SHUTDOWN_GRACE_MS: Int(0, 10000)
+  SHUTDOWN_GRACE_MS: Int(0, 10000),
+  /** trust X-Forwarded-For (behind a proxy); off, a caller could pick the address its rate limit is keyed by */
+  TRUST_PROXY: Type.Boolean({ default: false })
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -48,6 +50,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   }
   for (const [key, value] of Object.entries(raw)) {
     // Convert would quietly truncate "1.5" to 1: an integer variable must be written as one.
+    if (isBooleanSetting(key) && !/^(true|false|1|0)$/.test(String(value))) throw new ConfigError(`invalid ${key} (got ${JSON.stringify(value)}): expected true or false`)
     if (isIntegerSetting(key) && !/^\d+$/.test(String(value))) throw new ConfigError(`invalid ${key} (got ${JSON.stringify(value)}): expected a whole number`)
   }
   const config = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
@@ -60,10 +63,9 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   return config as Config
 }
 
-function isIntegerSetting (key: string): boolean {
-  const schema = (ConfigSchema.properties as Record<string, { type?: string }>)[key]
-  return schema?.type === 'integer'
-}
+const typeOf = (key: string) => (ConfigSchema.properties as Record<string, { type?: string }>)[key]?.type
+const isIntegerSetting = (key: string) => typeOf(key) === 'integer'
+const isBooleanSetting = (key: string) => typeOf(key) === 'boolean'
 
 /** The base URL the upstream calls back: PUBLIC_URL, or where the server listens. */
 export function publicUrl (config: Config): string {

@@ -12,15 +12,15 @@ describe('emulator: per-number throughput', () => {
   afterAll(() => emulator.close())
 
   it('accepts 80 sends in one second on a STANDARD number and refuses the 81st, until the window slides', async () => {
-    // one keep-alive connection, so the sends land well inside one second even on a busy machine
-    const responses = []
-    for (let i = 0; i < 81; i++) responses.push(await send(emulator, text(recipient(i))))
+    // all at once, so they land inside one second even on a busy machine
+    const responses = await Promise.all(Array.from({ length: 81 }, (_, i) => send(emulator, text(recipient(i)))))
     const accepted = emulator.sentMessages.map(m => m.at)
-    expect(accepted.at(-1)! - accepted[0]).toBeLessThan(1000)
-    expect(responses.slice(0, 80).every(r => r.status === 200)).toBe(true)
-    const refused = responses[80]
-    expect(refused.status).toBe(400)
-    expect(refused.body.error).toMatchObject({
+    expect(Math.max(...accepted) - Math.min(...accepted)).toBeLessThan(1000)
+    expect(responses.filter(r => r.status === 200)).toHaveLength(80)
+    const refused = responses.filter(r => r.status !== 200)
+    expect(refused).toHaveLength(1)
+    expect(refused[0].status).toBe(400)
+    expect(refused[0].body.error).toMatchObject({
       code: 130429,
       message: '(#130429) Rate limit hit',
       error_data: { messaging_product: 'whatsapp', details: 'Cloud API message throughput has been reached.' }
@@ -28,7 +28,7 @@ describe('emulator: per-number throughput', () => {
     expect(emulator.stats).toEqual({ accepted: { [NUMBER]: 80 }, errors: { 130429: 1 } })
 
     expect((await send(emulator, text(recipient(100)))).status).toBe(400)
-    await sleep(emulator.sentMessages[0].at + 1020 - Date.now())
+    await sleep(Math.max(...emulator.sentMessages.map(m => m.at)) + 1020 - Date.now())
     expect((await send(emulator, text(recipient(101)))).status).toBe(200)
   })
 

@@ -143,3 +143,31 @@ export const settings = pgTable('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull()
 })
+
+/** Live gateway processes: each renews its lease; records pending under an expired lease were interrupted. */
+export const dispatchers = pgTable('dispatchers', {
+  id: text('id').primaryKey(),
+  startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+  leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }).notNull()
+}, table => [index('dispatchers_lease').on(table.leaseExpiresAt)])
+
+/** Dashboard users: each belongs to one workspace. */
+export const users = pgTable('users', {
+  id: id(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  /** stored lower-cased */
+  email: text('email').notNull().unique(),
+  /** scrypt, with its parameters and salt: see src/crypto/password.ts */
+  passwordHash: text('password_hash').notNull(),
+  createdAt: createdAt(),
+  lastLoginAt: timestamp('last_login_at', { withTimezone: true })
+}, table => [index('users_workspace').on(table.workspaceId)])
+
+export const sessions = pgTable('sessions', {
+  /** SHA-256 of the cookie's token: a leaked table opens no session */
+  id: text('id').primaryKey(),
+  userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  csrfToken: text('csrf_token').notNull(),
+  createdAt: createdAt(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull()
+}, table => [index('sessions_user').on(table.userId), index('sessions_expires').on(table.expiresAt)])

@@ -1,5 +1,5 @@
 import fastifyRateLimit from '@fastify/rate-limit'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { rateLimited } from '../src/errors.js'
 
@@ -17,7 +17,12 @@ declare module 'fastify' {
  */
 export default fp(async function rateLimit (app) {
   const { RATE_LIMIT_MAX: max, RATE_LIMIT_WINDOW_MS: timeWindow } = app.config
+  // Added before the limiter's own hook, so a limited route refuses with 503 while Redis is down.
+  app.addHook('onRoute', function refuseWithoutSharedLimits (route: RouteOptions) {
+    if (route.config?.rateLimit) route.onRequest = [app.requireSharedLimits, ...[route.onRequest ?? []].flat()]
+  })
   await app.register(fastifyRateLimit, {
+    ...(app.redis && { redis: app.redis, nameSpace: 'outbound:rate-limit:' }),
     global: false,
     hook: 'preParsing',
     max,
@@ -34,4 +39,4 @@ export default fp(async function rateLimit (app) {
     reply.header('ratelimit-limit', count.max).header('ratelimit-remaining', 0).header('ratelimit-reset', count.ttlInSeconds)
     throw rateLimited(Math.max(1, count.ttlInSeconds))
   })
-}, { name: 'rate-limit', dependencies: ['db'] })
+}, { name: 'rate-limit', dependencies: ['db', 'redis'] })

@@ -7,6 +7,7 @@ import dispatchPlugin from '../plugins/dispatch.js'
 import docsPlugin from '../plugins/docs.js'
 import planPlugin from '../plugins/plan.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
+import redisPlugin from '../plugins/redis.js'
 import senderPlugin from '../plugins/sender.js'
 import templateSyncPlugin from '../plugins/template-sync.js'
 import upstreamPlugin from '../plugins/upstream.js'
@@ -43,6 +44,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   })
 
   await app.register(dbPlugin, { config })
+  await app.register(redisPlugin)
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)

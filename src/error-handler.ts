@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { isRedisUnavailable, sharedLimitsUnavailable } from '../plugins/redis.js'
 import { AppError, invalidRequest, payloadTooLarge, unsupportedMediaType } from './errors.js'
 
 /** Turns anything thrown on any route into the error envelope `{ ok: false, error, code }`. */
@@ -17,6 +18,7 @@ export function handleError (this: { config?: { BODY_LIMIT_BYTES: number } }, er
 
 function toAppError (error: FastifyError, bodyLimit: number, request: FastifyRequest): AppError | undefined {
   if (error instanceof AppError) return error
+  if (isRedisUnavailable(error)) return sharedLimitsUnavailable()
   if (error.validation) {
     const [first] = error.validation
     const missing = (first?.params as { missingProperty?: string } | undefined)?.missingProperty

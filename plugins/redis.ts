@@ -1,0 +1,58 @@
+import fp from 'fastify-plugin'
+import { Redis } from 'ioredis'
+import { AppError } from '../src/errors.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** the shared Redis when REDIS_URL is set: rate limits and pacing are then shared by every process */
+    redis: Redis | null
+    /** throws 503 when the shared limits cannot be consulted: better refuse than exceed the upstream's limits */
+    requireSharedLimits (): Promise<void>
+  }
+}
+
+export const sharedLimitsUnavailable = () =>
+  new AppError(503, 'limits_unavailable', 'Shared rate limits are unavailable (Redis unreachable); nothing was sent, retry shortly', { retryAfterSeconds: 1 })
+
+/** A command that failed because Redis is unreachable (as opposed to a bug of ours). */
+export function isRedisUnavailable (error: unknown): boolean {
+  const { name, message } = error as { name?: string, message?: string }
+  return name === 'MaxRetriesPerRequestError' || /enableOfflineQueue|Connection is closed|ECONNREFUSED/.test(message ?? '')
+}
+
+/** One ioredis connection, failing fast while Redis is down and reconnecting on its own. */
+export default fp(async function redis (app) {
+  const url = app.config.REDIS_URL
+  if (!url) {
+    app.decorate('redis', null)
+    app.decorate('requireSharedLimits', async function sharedLimitsNotNeeded () {})
+    return
+  }
+  const client = new Redis(url, {
+    // commands fail at once while disconnected instead of queueing behind a reconnect
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+    retryStrategy: attempt => Math.min(attempt * 200, 2000)
+  })
+  let warned = false
+  client.on('error', error => {
+    if (!warned) app.log.warn({ err: error.message }, 'Redis unreachable; sends are refused with 503 until it returns')
+    warned = true
+  })
+  client.on('ready', () => {
+    if (warned) app.log.info('Redis is back')
+    warned = false
+  })
+  await new Promise<void>(resolve => {
+    // start even when Redis is down: requests get 503 until it answers
+    client.once('ready', resolve)
+    client.once('error', () => resolve())
+  })
+  app.decorate('redis', client)
+  // async: Fastify waits on a hook's promise (a plain function would have to call done)
+  app.decorate('requireSharedLimits', async function requireSharedLimits () {
+    if (client.status !== 'ready') throw sharedLimitsUnavailable()
+  })
+  app.addHook('onClose', async () => { client.disconnect() })
+}, { name: 'redis', dependencies: ['db'] })

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto'
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { apiKeys } from '../../db/schema.js'
 import { API_KEY_PREFIX, generateApiKey, prefixOf } from '../../src/crypto/api-key.js'
-import { openRuntime, type Runtime } from '../../src/runtime.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { testConfig } from '../helpers/config.js'
+import { useTestRuntime } from '../helpers/runtime.js'
 
 describe('API key secrets', () => {
   it('carry the recognisable prefix and at least 128 random bits', () => {
@@ -25,20 +23,10 @@ describe('API key secrets', () => {
 })
 
 describe('the api_keys table', () => {
-  let database: TestDatabase
-  let runtime: Runtime
-
-  beforeAll(async () => {
-    database = await createTestDatabase()
-    runtime = await openRuntime(testConfig({ DATABASE_URL: database.url }), 'cli')
-  })
-  afterAll(async () => {
-    await runtime.close()
-    await database.drop()
-  })
+  const runtime = useTestRuntime()
 
   it('stores only a hash of the secret, and verifies, then refuses once revoked', async () => {
-    const { stores, database: { db } } = runtime
+    const { stores, database: { db } } = runtime.current
     const workspace = await stores.workspaces.create('acme', 'scale')
     const { key, secret } = await stores.keys.create(workspace.id, 'ci')
     const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, key.id))

@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { connections } from '../../db/schema.js'
 import { TokenCipher } from '../../src/crypto/token-cipher.js'
-import { openRuntime, type Runtime } from '../../src/runtime.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { testConfig } from '../helpers/config.js'
+import { useTestRuntime } from '../helpers/runtime.js'
 
 const TOKEN = 'EAAGm0PX4ZCpsBA-a-very-secret-upstream-token'
 
@@ -42,20 +40,10 @@ describe('access tokens at rest', () => {
 })
 
 describe('a stored connection', () => {
-  let database: TestDatabase
-  let runtime: Runtime
-
-  beforeAll(async () => {
-    database = await createTestDatabase()
-    runtime = await openRuntime(testConfig({ DATABASE_URL: database.url }), 'cli')
-  })
-  afterAll(async () => {
-    await runtime.close()
-    await database.drop()
-  })
+  const runtime = useTestRuntime()
 
   it('holds no plaintext token in the database', async () => {
-    const { stores, cipher, database: { db } } = runtime
+    const { stores, cipher, database: { db } } = runtime.current
     const workspace = await stores.workspaces.create('acme', 'growth')
     await stores.connections.replace(workspace.id, 'waba-1', cipher.encrypt(TOKEN), [{ id: 'pn-1', display_phone_number: '+1 555 0100' }])
     const [row] = await db.select().from(connections).where(eq(connections.workspaceId, workspace.id))

@@ -1,7 +1,9 @@
+import formbody from '@fastify/formbody'
 import Fastify, { type FastifyInstance } from 'fastify'
 import authPlugin from '../plugins/auth.js'
 import bodyParsersPlugin from '../plugins/body-parsers.js'
 import connectionsPlugin from '../plugins/connections.js'
+import csrfPlugin from '../plugins/csrf.js'
 import dbPlugin from '../plugins/db.js'
 import dispatchPlugin from '../plugins/dispatch.js'
 import docsPlugin from '../plugins/docs.js'
@@ -9,8 +11,10 @@ import planPlugin from '../plugins/plan.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
 import redisPlugin from '../plugins/redis.js'
 import senderPlugin from '../plugins/sender.js'
+import sessionPlugin from '../plugins/session.js'
 import templateSyncPlugin from '../plugins/template-sync.js'
 import upstreamPlugin from '../plugins/upstream.js'
+import dashboardRoutes from '../routes/dashboard/index.js'
 import healthRoutes from '../routes/health.js'
 import messageRoutes from '../routes/messages.js'
 import webhookRoutes from '../routes/webhooks.js'
@@ -61,6 +65,12 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(async function api (api) {
     await api.register(bodyParsersPlugin)
     await api.register(messageRoutes)
+  })
+  await app.register(async function dashboard (dashboard) {
+    await dashboard.register(formbody)
+    await dashboard.register(sessionPlugin)
+    await dashboard.register(csrfPlugin)
+    await dashboard.register(dashboardRoutes, { prefix: '/dashboard' })
   })
   return app
 }

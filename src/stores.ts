@@ -2,9 +2,12 @@ import type { Database } from '../db/client.js'
 import { apiKeyStore } from './store/api-keys.js'
 import { connectionStore } from './store/connections.js'
 import { inboundStore } from './store/inbound.js'
+import { messageSearch } from './store/message-search.js'
 import { messageStore } from './store/messages.js'
+import { sessionStore } from './store/sessions.js'
 import { statusEventStore } from './store/status-events.js'
 import { templateStore } from './store/templates.js'
+import { userStore } from './store/users.js'
 import { workspaceStore } from './store/workspaces.js'
 
 /** Every repository over one database: the server decorates them, the CLI calls them directly. */
@@ -16,7 +19,10 @@ export function createStores (db: Database) {
     templates: templateStore(db),
     statusEvents: statusEventStore(db),
     messages: messageStore(db),
-    inbound: inboundStore(db)
+    inbound: inboundStore(db),
+    users: userStore(db),
+    sessions: sessionStore(db),
+    messageSearch: messageSearch(db)
   }
 }
 

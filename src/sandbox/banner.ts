@@ -6,6 +6,7 @@ interface BannerInput {
   emulatorUrl: string
   workspaceId: string
   secret: string
+  login: { email: string, password: string }
   connection: ConnectResult
   magic: Readonly<Record<string, MagicRecipient>>
   dataDir: string
@@ -21,6 +22,7 @@ Outbound sandbox is ready: ${input.baseUrl}  (upstream: built-in emulator at ${i
 
 Workspace   ${input.workspaceId} (growth plan), connected; numbers: ${numbers}
 API key     Authorization: Bearer ${input.secret}
+Dashboard   ${input.baseUrl}/dashboard   (sign in as ${input.login.email} with password ${input.login.password})
 Templates   ${input.connection.templates} synced; webhook registered: ${input.connection.webhook_registered}
 
 Send a message:

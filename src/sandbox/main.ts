@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../app.js'
 import { ConfigError, loadConfig, publicUrl } from '../config.js'
 import { connectWorkspace } from '../connections/connect.js'
+import { generatePassword, hashPassword, verifyPassword } from '../crypto/password.js'
+import { createUser } from '../dashboard/accounts.js'
 import { EmbeddedDatabaseBusyError } from '../embedded-lock.js'
 import { defaultAccount, MAGIC_RECIPIENTS, startEmulator } from './emulator/index.js'
 import { readSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.js'
@@ -20,13 +22,24 @@ async function main (): Promise<void> {
   const app = await buildApp({ config })
   await app.listen({ port: config.PORT, host: config.HOST })
 
-  const state = await demoWorkspace(app, readSandboxState(config.DATA_DIR))
+  const saved = readSandboxState(config.DATA_DIR)
+  const workspaceState = await demoWorkspace(app, saved)
+  const state = { ...workspaceState, ...await demoUser(app, workspaceState.workspaceId, saved) }
   const account = defaultAccount()
   const connection = await connectWorkspace(app.connectDeps, { workspaceId: state.workspaceId, wabaId: account.wabaId, accessToken: account.accessToken })
   if (!connection.webhook_registered) throw new Error(`webhook registration failed: ${connection.webhook_error}`)
   writeSandboxState(config.DATA_DIR, state)
 
-  printBanner({ baseUrl: publicUrl(config), emulatorUrl: emulator.url, workspaceId: state.workspaceId, secret: state.apiKeySecret!, connection, magic: MAGIC_RECIPIENTS, dataDir: config.DATA_DIR })
+  printBanner({
+    baseUrl: publicUrl(config),
+    emulatorUrl: emulator.url,
+    workspaceId: state.workspaceId,
+    secret: state.apiKeySecret!,
+    login: { email: state.dashboardEmail, password: state.dashboardPassword },
+    connection,
+    magic: MAGIC_RECIPIENTS,
+    dataDir: config.DATA_DIR
+  })
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
@@ -42,6 +55,25 @@ async function demoWorkspace (app: FastifyInstance, saved: SandboxState | undefi
   const stillValid = saved?.apiKeySecret && (await app.keys.verify(saved.apiKeySecret))?.workspaceId === workspace.id
   const apiKeySecret = stillValid ? saved.apiKeySecret : (await app.keys.create(workspace.id, 'sandbox')).secret
   return { workspaceId: workspace.id, apiKeySecret }
+}
+
+const DEMO_EMAIL = 'demo@outbound.test'
+
+/** The demo dashboard user of an earlier start, its saved password still valid; else one made (or given a new password) now. */
+async function demoUser (app: FastifyInstance, workspaceId: string, saved: SandboxState | undefined): Promise<{ dashboardEmail: string, dashboardPassword: string }> {
+  const existing = await app.users.byEmail(saved?.dashboardEmail ?? DEMO_EMAIL)
+  if (existing?.workspaceId === workspaceId) {
+    if (saved?.dashboardPassword && await verifyPassword(saved.dashboardPassword, existing.passwordHash)) {
+      return { dashboardEmail: existing.email, dashboardPassword: saved.dashboardPassword }
+    }
+    // Only the hash of the old password is known: the demo user gets a new one.
+    const password = generatePassword()
+    await app.users.setPassword(existing.id, await hashPassword(password))
+    return { dashboardEmail: existing.email, dashboardPassword: password }
+  }
+  // The address may belong to the workspace of an earlier sandbox whose state file is gone.
+  const { user, password } = await createUser(app, { workspaceId, email: existing ? `demo+${workspaceId}@outbound.test` : DEMO_EMAIL })
+  return { dashboardEmail: user.email, dashboardPassword: password }
 }
 
 main().catch((error: unknown) => {

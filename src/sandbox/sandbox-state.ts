@@ -3,9 +3,15 @@ import { join } from 'node:path'
 
 /**
  * The demo workspace and key the sandbox created, kept beside its data so every start prints the
- * same working curl. A sandbox-only convenience: a real deployment never keeps a key's secret.
+ * same working curl and dashboard sign-in. A sandbox-only convenience: a real deployment never keeps a key's secret.
  */
-export interface SandboxState { workspaceId: string, apiKeySecret?: string }
+export interface SandboxState {
+  workspaceId: string
+  apiKeySecret?: string
+  /** the demo dashboard user's sign-in, printed on every start */
+  dashboardEmail?: string
+  dashboardPassword?: string
+}
 
 const FILE = 'sandbox.json'
 

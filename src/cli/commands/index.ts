@@ -3,6 +3,7 @@ import { connect, disconnect, templatesSync } from './connection.js'
 import { keysCreate, keysList, keysRevoke } from './keys.js'
 import { inboundList, messagesList } from './lists.js'
 import { migrate } from './migrate.js'
+import { userCreate } from './user.js'
 import { workspaceCreate, workspacePlan } from './workspace.js'
 
 /** Every command the CLI has, by the words that name it: a new command is one file and one line here. */
@@ -17,5 +18,6 @@ export const commands: Record<string, Command> = {
   'keys revoke': keysRevoke,
   'keys list': keysList,
   'messages list': messagesList,
-  'inbound list': inboundList
+  'inbound list': inboundList,
+  'user create': userCreate
 }

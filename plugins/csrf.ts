@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto'
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import { sameSecret } from '../src/crypto/constant-time.js'
+import { csrfRejected } from '../src/dashboard/errors.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** the sign-in form's token: kept in a cookie of its own, since there is no session yet */
+    signInFormToken (request: FastifyRequest, reply: FastifyReply): string
+  }
+}
+
+const SIGN_IN_COOKIE = 'outbound_signin_csrf'
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/**
+ * Every state-changing dashboard request carries a token the page gave it (form field `_csrf`, or
+ * the `X-CSRF-Token` header): the session's synchronizer token, or for sign-in a double-submit
+ * cookie. Compared in constant time before the body is validated; a mismatch is a 403.
+ */
+export default fp(async function csrf (app) {
+  app.decorate('signInFormToken', function signInFormToken (request: FastifyRequest, reply: FastifyReply) {
+    const existing = request.cookies[SIGN_IN_COOKIE]
+    if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing
+    const token = randomBytes(32).toString('base64url')
+    reply.setCookie(SIGN_IN_COOKIE, token, { path: '/dashboard/login', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https', maxAge: 2 * 60 * 60 })
+    return token
+  })
+
+  async function checkSessionToken (request: FastifyRequest): Promise<void> {
+    if (!matches(presented(request), request.account.session.csrfToken)) throw csrfRejected()
+  }
+
+  async function checkSignInToken (request: FastifyRequest): Promise<void> {
+    if (!matches(presented(request), request.cookies[SIGN_IN_COOKIE])) throw csrfRejected()
+  }
+
+  app.addHook('onRoute', function protectForms (route: RouteOptions) {
+    const kind = route.config?.dashboard
+    const methods = [route.method].flat()
+    if (!kind || methods.every(method => SAFE_METHODS.has(method))) return
+    route.preValidation = [route.preValidation ?? []].flat().concat(kind === 'public' ? checkSignInToken : checkSessionToken)
+  })
+}, { name: 'csrf', dependencies: ['session'] })
+
+function presented (request: FastifyRequest): string | undefined {
+  const header = request.headers['x-csrf-token']
+  if (typeof header === 'string') return header
+  const field = (request.body as { _csrf?: unknown } | null | undefined)?._csrf
+  return typeof field === 'string' ? field : undefined
+}
+
+function matches (presented: string | undefined, expected: string | undefined): boolean {
+  return presented !== undefined && expected !== undefined && expected !== '' && sameSecret(presented, expected)
+}

@@ -1,0 +1,29 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { dashboardErrorHandler } from '../../src/dashboard/error-page.js'
+import { securityHeaders } from '../../src/dashboard/security-headers.js'
+import assets from './assets.js'
+import compose from './compose.js'
+import connection from './connection.js'
+import inbound from './inbound.js'
+import keys from './keys.js'
+import messages from './messages.js'
+import overview from './overview.js'
+import signIn from './sign-in.js'
+import templates from './templates.js'
+
+/** The dashboard's pages, under /dashboard: each route says by `config.dashboard` whether it needs a session. */
+const dashboard: FastifyPluginAsync = async function (app) {
+  app.setErrorHandler(dashboardErrorHandler)
+  app.addHook('onSend', securityHeaders)
+  await app.register(assets)
+  await app.register(signIn)
+  await app.register(overview)
+  await app.register(connection)
+  await app.register(compose)
+  await app.register(messages)
+  await app.register(inbound)
+  await app.register(templates)
+  await app.register(keys)
+}
+
+export default dashboard

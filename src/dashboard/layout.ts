@@ -1,0 +1,75 @@
+import { assetUrl } from './assets.js'
+import { html, type SafeHtml } from './html.js'
+import { csrfField, notice, planBadge, type Notice } from './parts.js'
+
+export type NavKey = 'overview' | 'compose' | 'messages' | 'inbound' | 'templates' | 'connection' | 'keys'
+
+/** What every signed-in page shows around its content. */
+export interface Frame {
+  title: string
+  active?: NavKey
+  email: string
+  workspace: { name: string, plan: string }
+  csrfToken: string
+  notice?: Notice
+}
+
+const NAV: [NavKey, string, string][] = [
+  ['overview', 'Overview', '/dashboard'],
+  ['compose', 'Send a message', '/dashboard/compose'],
+  ['messages', 'Messages', '/dashboard/messages'],
+  ['inbound', 'Inbound', '/dashboard/inbound'],
+  ['templates', 'Templates', '/dashboard/templates'],
+  ['connection', 'Connection', '/dashboard/connection']
+]
+
+export function layout (frame: Frame, content: SafeHtml): SafeHtml {
+  const link = ([key, label, href]: [NavKey, string, string]) =>
+    html`<li><a href="${href}"${frame.active === key ? html` aria-current="page"` : ''}>${label}</a></li>`
+  return document(frame.title, html`
+<a class="skip-link" href="#main">Skip to content</a>
+<header class="topbar">
+  <a class="brand" href="/dashboard"><span class="brand-mark" aria-hidden="true">O</span>Outbound</a>
+  <span class="workspace"><span class="workspace-name">${frame.workspace.name}</span>${planBadge(frame.workspace.plan)}</span>
+  <div class="account">
+    <span class="email">${frame.email}</span>
+    <form method="post" action="/dashboard/logout">${csrfField(frame.csrfToken)}<button type="submit" class="secondary small">Sign out</button></form>
+  </div>
+</header>
+<div class="shell">
+  <nav class="sidebar" aria-label="Dashboard">
+    <ul>
+      ${NAV.map(link)}
+      <li class="group" aria-hidden="true">Developer Studio</li>
+      ${link(['keys', 'API keys', '/dashboard/keys'])}
+      <li><a href="/docs">API reference</a></li>
+    </ul>
+  </nav>
+  <main id="main" tabindex="-1">
+    <h1>${frame.title}</h1>
+    ${frame.notice && notice(frame.notice)}
+    ${content}
+  </main>
+</div>`)
+}
+
+/** A page without the navigation: sign-in, and errors before sign-in. */
+export function bareLayout (title: string, content: SafeHtml): SafeHtml {
+  return document(title, html`<main id="main" class="auth">${content}</main>`)
+}
+
+function document (title: string, body: SafeHtml): SafeHtml {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${title} · Outbound</title>
+<link rel="stylesheet" href="${assetUrl('dashboard.css')}">
+<script src="${assetUrl('dashboard.js')}" defer></script>
+</head>
+<body>${body}</body>
+</html>
+`
+}

@@ -1,0 +1,32 @@
+import type { InboundMessage } from '../../store/inbound.js'
+import { html, type SafeHtml } from '../html.js'
+import { empty, phone, time } from '../parts.js'
+
+export interface InboundView { messages: InboundMessage[], numbers: ReadonlyMap<string, string> }
+
+export function inboundContent (view: InboundView): SafeHtml {
+  return html`
+<p class="page-intro">Messages people sent to your connected numbers, newest first. A reply opens the 24-hour window for free-form messages.</p>
+<section class="card">
+  ${view.messages.length === 0 ? empty('No inbound messages yet.') : html`<div class="table-wrap"><table>
+    <thead><tr><th>Received</th><th>From</th><th>To</th><th>Type</th><th>Content</th><th>wamid</th></tr></thead>
+    <tbody>${view.messages.map(message => html`<tr>
+      <td class="nowrap">${time(message.receivedAt)}</td>
+      <td class="nowrap">${phone(message.from)}</td>
+      <td class="nowrap">${view.numbers.get(message.phoneNumberId) ?? message.phoneNumberId}</td>
+      <td>${message.type}</td>
+      <td class="content">${contentOf(message)}</td>
+      <td class="wamid"><code>${message.wamid}</code></td>
+    </tr>`)}</tbody>
+  </table></div>`}
+</section>`
+}
+
+/** The readable part of an inbound message: its text, a button's or list reply's title, a caption. */
+function contentOf (message: InboundMessage): SafeHtml {
+  const payload = message.payload as Record<string, Record<string, unknown> | undefined>
+  const part = payload[message.type] ?? {}
+  const reply = (part.button_reply ?? part.list_reply) as { title?: string } | undefined
+  const text = part.body ?? part.text ?? reply?.title ?? part.caption ?? part.filename
+  return typeof text === 'string' ? html`${text}` : html`<span class="muted">${message.type}</span>`
+}

@@ -1,0 +1,53 @@
+import { and, count, desc, eq, gte, sql, type SQL } from 'drizzle-orm'
+import type { Database } from '../../db/client.js'
+import { messages, type MessageStatus } from '../../db/schema.js'
+import type { MessageRecord } from './messages.js'
+
+export interface MessageQuery {
+  status?: MessageStatus
+  /** a wamid, a message id, or digits of the recipient */
+  search?: string
+  /** the id of the last message of the previous page */
+  before?: string
+  limit: number
+}
+
+/** The dashboard's reads of the message log, always within one workspace. */
+export function messageSearch (db: Database) {
+  return {
+    /** Newest first. */
+    async list (workspaceId: string, query: MessageQuery): Promise<MessageRecord[]> {
+      const conditions: (SQL | undefined)[] = [eq(messages.workspaceId, workspaceId)]
+      if (query.status) conditions.push(eq(messages.status, query.status))
+      if (query.search) conditions.push(searchCondition(query.search))
+      if (query.before) {
+        conditions.push(sql`(${messages.createdAt}, ${messages.id}) < (select created_at, id from messages where id = ${query.before})`)
+      }
+      return await db.select().from(messages).where(and(...conditions))
+        .orderBy(desc(messages.createdAt), desc(messages.id)).limit(query.limit)
+    },
+
+    /** undefined for another workspace's message: to its caller it does not exist. */
+    async get (workspaceId: string, id: string): Promise<MessageRecord | undefined> {
+      const [row] = await db.select().from(messages).where(and(eq(messages.id, id), eq(messages.workspaceId, workspaceId)))
+      return row
+    },
+
+    async countByStatus (workspaceId: string, since: Date): Promise<Partial<Record<MessageStatus, number>>> {
+      const rows = await db.select({ status: messages.status, total: count() }).from(messages)
+        .where(and(eq(messages.workspaceId, workspaceId), gte(messages.createdAt, since))).groupBy(messages.status)
+      return Object.fromEntries(rows.map(row => [row.status, Number(row.total)]))
+    }
+  }
+}
+
+export type MessageSearch = ReturnType<typeof messageSearch>
+
+function searchCondition (search: string): SQL {
+  const text = search.trim()
+  if (text.startsWith('wamid.')) return eq(messages.wamid, text)
+  if (text.startsWith('msg_')) return eq(messages.id, text)
+  const digits = text.replace(/[\s()+-]/g, '')
+  if (/^\d+$/.test(digits)) return sql`position(${digits} in ${messages.recipient}) > 0`
+  return sql`false`
+}

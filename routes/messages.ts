@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { clientGone } from '../src/dispatch/client-gone.js'
 import { preferFieldsOverAliases } from '../src/messages/aliases.js'
 import { composeMessage } from '../src/messages/compose.js'
 import { pendingMessage } from '../src/messages/payload.js'
@@ -20,11 +21,17 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     },
     schemaErrorFormatter: bodyValidationError,
     preValidation: preferFieldsOverAliases
-  }, async function sendMessage (request) {
-    const { apiKey } = request
+  }, async function sendMessage (request, reply) {
+    const { apiKey, sender } = request
     const message = await composeMessage(request.body, name => app.templates.byName(apiKey.workspaceId, name))
-    const record = await app.messages.createPending(pendingMessage(message, apiKey, request.sender))
-    const { wamid } = await app.dispatch(record, { connection: request.activeConnection.connection })
+    const record = await app.messages.createPending({ ...pendingMessage(message, apiKey, sender), dispatcherId: app.dispatcherId })
+    const { wamid } = await app.dispatch(record, {
+      connection: request.activeConnection.connection,
+      throughputLevel: sender.throughputLevel,
+      // counted from the request's arrival: the time spent on checks and the log record is part of it
+      deadline: Date.now() - reply.elapsedTime + app.config.DISPATCH_DEADLINE_MS,
+      signal: clientGone(reply)
+    })
     return { ok: true as const, wamid, status: 'sent' as const }
   })
 }

@@ -7,6 +7,7 @@ import csrfPlugin from '../plugins/csrf.js'
 import dbPlugin from '../plugins/db.js'
 import dispatchPlugin from '../plugins/dispatch.js'
 import docsPlugin from '../plugins/docs.js'
+import pacerPlugin from '../plugins/pacer.js'
 import planPlugin from '../plugins/plan.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
 import redisPlugin from '../plugins/redis.js'
@@ -52,6 +53,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)
+  await app.register(pacerPlugin)
   await app.register(dispatchPlugin)
   await app.register(docsPlugin)
   // Route hooks run in this order (CONTRACT.md 2): 401, 429, 403, 409; then the body (413, 415, 422).

@@ -30,6 +30,8 @@ export const ConfigSchema = Type.Object({
   BODY_LIMIT_BYTES: Int(1, 262144),
   TEMPLATE_SYNC_INTERVAL_MS: Int(0, 3600000),
   SHUTDOWN_GRACE_MS: Int(0, 10000),
+  /** how long a process's claim on the records it dispatches lasts unless renewed (every third of it) */
+  DISPATCHER_LEASE_MS: Int(300, 15000),
   /** trust X-Forwarded-For (behind a proxy); off, a caller could pick the address its rate limit is keyed by */
   TRUST_PROXY: Type.Boolean({ default: false })
 })

@@ -2,7 +2,10 @@ import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
 import { EmbeddedDatabaseBusyError } from './embedded-lock.js'
 
-/** The only place that listens: `npm start`. Closes gracefully on SIGINT/SIGTERM. */
+/**
+ * The only place that listens: `npm start`. On SIGINT/SIGTERM it stops accepting, lets the sends in
+ * flight finish within SHUTDOWN_GRACE_MS, marks what could not finish as interrupted, then exits.
+ */
 async function main (): Promise<void> {
   const config = loadConfig()
   const app = await buildApp({ config })
@@ -14,8 +17,12 @@ async function main (): Promise<void> {
     process.on(signal, () => {
       if (closing) return
       closing = true
-      app.log.info({ signal }, 'shutting down')
+      app.log.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'shutting down: no new connections; sends in flight may finish')
       const forced = setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE_MS + 5000).unref()
+      // Stop accepting at once: the close below first waits for the dispatches in flight (plugins/dispatch.ts).
+      app.server.close()
+      // Past the grace nothing is left to answer; a connection that never sent a request would hold the close.
+      setTimeout(() => app.server.closeAllConnections(), config.SHUTDOWN_GRACE_MS + 2500).unref()
       app.close().then(() => { clearTimeout(forced); process.exit(0) }, () => process.exit(1))
     })
   }

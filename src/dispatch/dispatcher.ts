@@ -1,43 +1,79 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { TokenCipher } from '../crypto/token-cipher.js'
+import { throughputOf } from '../pacer/throughput.js'
+import type { Pacer } from '../pacer/types.js'
 import type { Connection } from '../store/connections.js'
 import type { MessageRecord, MessageStore } from '../store/messages.js'
 import type { UpstreamClient } from '../upstream/client.js'
-import type { SendResult } from '../upstream/types.js'
-import { sendFailure } from './failure.js'
+import { attemptUntilDone, type Outcome } from './attempts.js'
+import { abandonedFailure, dispatchFailure } from './failure.js'
+import type { InFlight } from './in-flight.js'
+import { DispatchStopped } from './stop.js'
 
 export interface DispatchDeps {
   upstream: UpstreamClient
   messages: MessageStore
   cipher: TokenCipher
   log: FastifyBaseLogger
+  pacer: Pacer
+  inFlight: InFlight
+  /** this process in the `dispatchers` table */
+  dispatcherId: string
+  limits: { maxAttempts: number, deadlineMs: number, throughputMps?: number }
+  /** the throughput level of a number, for callers that do not pass it */
+  levelOf (phoneNumberId: string): Promise<string | null | undefined>
 }
 
 export interface DispatchOptions {
   /** the sending number's connection: its access token authorises the send */
   connection: Connection
+  /** the sending number's `throughputLevel` (request.sender has it); looked up when omitted */
+  throughputLevel?: string | null
+  /** epoch ms by which the message must have gone upstream; default now + DISPATCH_DEADLINE_MS */
+  deadline?: number
+  /** the caller went away: a message still waiting is not sent (record `cancelled`); a send under way goes on */
+  signal?: AbortSignal
 }
 
 export type Dispatch = (record: MessageRecord, options: DispatchOptions) => Promise<{ wamid: string }>
 
 /**
- * Sends a pending record upstream and ends it `sent` or `failed`. For now one attempt, at once:
- * pacing and retries will live behind this same signature. The caller going away does not stop it.
+ * Sends a pending record upstream, paced and retried (attempts.ts), and ends it `sent` or `failed`.
+ * Rejects with the error to answer: 502 for the upstream's failure, 503 when nothing could be sent.
  */
 export function createDispatcher (deps: DispatchDeps): Dispatch {
-  return async function dispatch (record, options) {
-    let result: SendResult
+  async function paced (record: MessageRecord, options: DispatchOptions, deadline: number): Promise<Outcome> {
+    const run = deps.inFlight.start({ deadline, signal: options.signal })
     try {
+      if (record.dispatcherId !== deps.dispatcherId) await deps.messages.claim(record.id, deps.dispatcherId)
       const token = deps.cipher.decrypt(options.connection.accessToken)
-      result = await deps.upstream.sendMessage(record.phoneNumberId, token, record.payload as Record<string, unknown>)
+      const level = options.throughputLevel !== undefined ? options.throughputLevel : await deps.levelOf(record.phoneNumberId)
+      return await attemptUntilDone({
+        pacer: deps.pacer,
+        ticket: { numberId: record.phoneNumberId, recipient: record.recipient, mps: throughputOf(level, deps.limits.throughputMps) },
+        deadline,
+        maxAttempts: deps.limits.maxAttempts,
+        run,
+        send: async () => await deps.upstream.sendMessage(record.phoneNumberId, token, record.payload as Record<string, unknown>)
+      })
     } catch (error) {
-      const failure = sendFailure(error)
-      await deps.messages.markFailed(record.id, { errorCode: failure.errorCode, errorText: failure.errorText, attempts: failure.attempted ? 1 : 0 })
-      deps.log.warn({ messageId: record.id, errorCode: failure.errorCode, error: failure.errorText }, 'message failed')
-      throw failure.response
+      return { ok: false, error, attempts: 0 }
+    } finally {
+      run.finish()
     }
-    await deps.messages.markSent(record.id, { wamid: result.wamid, attempts: 1 })
-    deps.log.info({ messageId: record.id, wamid: result.wamid }, 'message sent')
-    return { wamid: result.wamid }
+  }
+
+  return async function dispatch (record, options) {
+    const outcome = await paced(record, options, options.deadline ?? Date.now() + deps.limits.deadlineMs)
+    if (outcome.ok) {
+      await deps.messages.markSent(record.id, { wamid: outcome.result.wamid, attempts: outcome.attempts })
+      deps.log.info({ messageId: record.id, wamid: outcome.result.wamid, attempts: outcome.attempts }, 'message sent')
+      return { wamid: outcome.result.wamid }
+    }
+    const abandoned = outcome.attempts > 0 && outcome.error instanceof DispatchStopped
+    const failure = abandoned ? abandonedFailure() : dispatchFailure(outcome.error)
+    await deps.messages.markFailed(record.id, { errorCode: failure.errorCode, errorText: failure.errorText, attempts: outcome.attempts })
+    deps.log.warn({ messageId: record.id, errorCode: failure.errorCode, attempts: outcome.attempts, error: failure.errorText }, 'message failed')
+    throw failure.response
   }
 }

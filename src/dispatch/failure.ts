@@ -1,9 +1,12 @@
-import { AppError } from '../errors.js'
+import { AppError, serviceUnavailable } from '../errors.js'
+import { PacerRefusal } from '../pacer/types.js'
+import { INTERRUPTED_TEXT } from '../store/dispatchers.js'
 import { UpstreamError } from '../upstream/errors.js'
+import { DispatchStopped } from './stop.js'
 
 /** How a failed send is written on its record and answered to the caller. */
 export interface SendFailure {
-  /** the upstream's numeric code as a string, or ours (upstream_timeout, …) */
+  /** the upstream's numeric code as a string, or ours (upstream_timeout, dispatch_timeout, …) */
   errorCode: string
   errorText: string
   /** whether an upstream call was made */
@@ -16,6 +19,13 @@ const MESSAGES = {
   unreachable: 'The upstream could not be reached; nothing was sent',
   lost: 'The connection to the upstream broke after the message was sent; its outcome is unknown'
 } as const
+
+/** What ended a dispatch, as its record and its answer: see attempts.ts for what `error` can be. */
+export function dispatchFailure (error: unknown): SendFailure {
+  if (error instanceof PacerRefusal) return refusalFailure(error)
+  if (error instanceof DispatchStopped) return stoppedFailure(error)
+  return sendFailure(error)
+}
 
 export function sendFailure (error: unknown): SendFailure {
   if (!(error instanceof UpstreamError)) {
@@ -33,4 +43,34 @@ export function sendFailure (error: unknown): SendFailure {
     response: new AppError(502, 'upstream_error', `The upstream refused the message: ${errorText}`,
       code !== undefined ? { upstream: { code, message: error.message } } : {})
   }
+}
+
+function notSent (errorCode: string, errorText: string, response: AppError): SendFailure {
+  return { errorCode, errorText: `Not sent: ${errorText}`, attempted: false, response }
+}
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
+
+function refusalFailure (refusal: PacerRefusal): SendFailure {
+  const retryAfter = seconds(refusal.retryAfterMs)
+  if (refusal.reason === 'queue_full') {
+    return notSent('queue_full', refusal.message, serviceUnavailable('queue_full', `Too many messages are waiting for this number; nothing was sent, retry in ${retryAfter} s`, retryAfter))
+  }
+  if (refusal.reason === 'closed') return stoppedFailure(new DispatchStopped('shutdown'))
+  return notSent('dispatch_timeout', refusal.message, serviceUnavailable('dispatch_timeout', `The message could not be dispatched in time (${refusal.message}); nothing was sent`, retryAfter))
+}
+
+function stoppedFailure (stop: DispatchStopped): SendFailure {
+  if (stop.reason === 'deadline') {
+    return notSent('dispatch_timeout', 'the dispatch deadline passed while it waited for pacing', serviceUnavailable('dispatch_timeout', 'The message could not be dispatched before its deadline; nothing was sent'))
+  }
+  if (stop.reason === 'cancelled') {
+    return notSent('cancelled', 'the client went away while it waited for pacing', serviceUnavailable('dispatch_timeout', 'The request was cancelled before the message was sent; nothing was sent'))
+  }
+  return notSent('interrupted', 'the gateway shut down while it waited for pacing', serviceUnavailable('dispatch_timeout', 'The gateway is shutting down; nothing was sent'))
+}
+
+/** Shutdown gave up on an upstream call still under way: nobody will know its answer. */
+export function abandonedFailure (): SendFailure {
+  return { errorCode: 'interrupted', errorText: INTERRUPTED_TEXT, attempted: true, response: new AppError(502, 'upstream_timeout', 'The gateway shut down before the upstream answered; the message may or may not have been sent') }
 }

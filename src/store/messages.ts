@@ -1,9 +1,14 @@
-import { and, desc, eq, sql } from 'drizzle-orm'
+import { and, desc, eq, or, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { messages, type MessageStatus } from '../../db/schema.js'
 
 export type MessageRecord = typeof messages.$inferSelect
-export type PendingMessage = Pick<typeof messages.$inferInsert, 'id' | 'workspaceId' | 'apiKeyId' | 'phoneNumberId' | 'recipient' | 'type' | 'payload'> & { id: string }
+export type PendingMessage = Pick<typeof messages.$inferInsert, 'id' | 'workspaceId' | 'apiKeyId' | 'phoneNumberId' | 'recipient' | 'type' | 'payload' | 'dispatcherId'> & { id: string }
+
+// `interrupted` is a presumption made for a process that stopped answering; what a send actually
+// returns later (a slow process whose lease lapsed) replaces it.
+const presumedInterrupted = sql`(${messages.status} = 'failed' and ${messages.errorCode} = 'interrupted')`
+const stillOpen = or(eq(messages.status, 'pending'), presumedInterrupted)
 
 export function messageStore (db: Database) {
   return {
@@ -32,7 +37,9 @@ export function messageStore (db: Database) {
       await db.update(messages).set({
         wamid: outcome.wamid,
         attempts: outcome.attempts,
-        status: sql`case when ${messages.status} = 'pending' then 'sent' else ${messages.status} end`,
+        status: sql`case when ${messages.status} = 'pending' or ${presumedInterrupted} then 'sent' else ${messages.status} end`,
+        errorCode: sql`case when ${presumedInterrupted} then null else ${messages.errorCode} end`,
+        errorText: sql`case when ${presumedInterrupted} then null else ${messages.errorText} end`,
         updatedAt: new Date()
       }).where(eq(messages.id, id))
     },
@@ -40,7 +47,12 @@ export function messageStore (db: Database) {
     /** Only a record still pending fails: a webhook that already reported it sent or delivered knows better. */
     async markFailed (id: string, outcome: { errorCode: string, errorText: string, attempts: number }): Promise<void> {
       await db.update(messages).set({ status: 'failed', ...outcome, updatedAt: new Date() })
-        .where(and(eq(messages.id, id), eq(messages.status, 'pending')))
+        .where(and(eq(messages.id, id), stillOpen))
+    },
+
+    /** Names the process dispatching a record that was created without it. */
+    async claim (id: string, dispatcherId: string): Promise<void> {
+      await db.update(messages).set({ dispatcherId }).where(and(eq(messages.id, id), eq(messages.status, 'pending')))
     }
   }
 }

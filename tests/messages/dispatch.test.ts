@@ -7,7 +7,7 @@ import { expectEnvelope, latestRecord, RECIPIENT, send, until } from './helpers.
 
 const TIMEOUT_MS = 800
 
-/** Dispatch: one upstream call, the record ends sent or failed, the upstream's error is reported (502). */
+/** Dispatch: the record ends sent or failed, the upstream's error is reported (502). Pacing and retries: tests/pacer. */
 describe('POST /api/messages.php: dispatch and upstream failures', () => {
   let gateway: TestGateway
   let workspace: ConnectedWorkspace
@@ -29,12 +29,12 @@ describe('POST /api/messages.php: dispatch and upstream failures', () => {
     expect(await latestRecord(gateway, workspace.workspaceId)).toMatchObject({ recipient: '15550000001', status: 'failed', errorCode: '131026', errorText: expect.stringContaining('Message undeliverable'), wamid: null, attempts: 1 })
   })
 
-  it('a transient upstream error is reported as it is, for now without retry', async () => {
+  it('a transient upstream error that persists is retried until the attempts are spent, then reported as it is', async () => {
     const requests = gateway.emulator.requests.length
     const body = expectEnvelope(await text('15550000002'), 502, 'upstream_error')
     expect(body.upstream).toMatchObject({ code: 131000 })
-    expect(gateway.emulator.requests.length - requests).toBe(1)
-    expect(await latestRecord(gateway, workspace.workspaceId)).toMatchObject({ status: 'failed', errorCode: '131000' })
+    expect(gateway.emulator.requests.length - requests).toBe(5)
+    expect(await latestRecord(gateway, workspace.workspaceId)).toMatchObject({ status: 'failed', errorCode: '131000', attempts: 5 })
   })
 
   it('a fault set on the emulator for one recipient is reported with its code', async () => {
@@ -138,6 +138,7 @@ describe('POST /api/messages.php: an unreachable upstream', () => {
     await app.connections.replace(workspace.id, '102290129340398', app.cipher.encrypt('token'), [{ id: '106540352242922', display_phone_number: '+1 555-078-3881' }])
     const { secret } = await app.keys.create(workspace.id, 'k')
     expectEnvelope(await send(gateway, { to: RECIPIENT, body: 'Hello' }, { authorization: `Bearer ${secret}` }), 502, 'upstream_unavailable')
-    expect(await latestRecord(gateway, workspace.id)).toMatchObject({ status: 'failed', errorCode: 'upstream_unavailable', attempts: 1 })
+    // nothing was sent, so every attempt (MAX_ATTEMPTS, 5 by default) was made
+    expect(await latestRecord(gateway, workspace.id)).toMatchObject({ status: 'failed', errorCode: 'upstream_unavailable', attempts: 5 })
   })
 })

@@ -1,0 +1,86 @@
+import PQueue from 'p-queue'
+import { ArrivalWindow } from './arrival-window.js'
+import { windowFor } from './throughput.js'
+
+interface NumberQueue { queue: PQueue, window: ArrivalWindow, mps: number, ratePerMs: number, lastUsed: number }
+
+// A queue keeps its recent starts for one window after it empties: dropping it sooner would let a
+// new queue start a full slice at once beside the old one's.
+const IDLE_EVICTION_MS = 5000
+
+function noop (): void {}
+
+// ahead of retries (1) and first attempts (0): these have waited twice
+const RESPACED = 2
+
+/** A granted slot of a number: say when its send ended, or that it did not go. */
+export interface NumberSlot { answered (): void, cancel (): void }
+
+/**
+ * One p-queue per sending number in strict (sliding-window) mode spaces the sends; its tasks do
+ * nothing: a task starting is the grant, so the upstream call runs outside the queue and a slow
+ * upstream never holds the queue. The number's ArrivalWindow then makes sure sends delayed on
+ * their way cannot add up past the limit; a send it holds back takes a new slot when let go.
+ */
+export class NumberSlots {
+  #queues = new Map<string, NumberQueue>()
+
+  /** Resolves with the number's next free slot; rejects with the signal's reason if it aborts first. */
+  async take (numberId: string, mps: number, options: { signal?: AbortSignal, priority?: number }): Promise<NumberSlot> {
+    const entry = this.#entry(numberId, mps)
+    let priority = options.priority
+    for (;;) {
+      await entry.queue.add(noop, { signal: options.signal, priority })
+      if (entry.window.tryEnter()) break
+      // Held back, then spaced again: sends freed together must not leave together.
+      await entry.window.untilRoom(options.signal)
+      priority = RESPACED
+    }
+    entry.lastUsed = Date.now()
+    let ended = false
+    const end = (how: 'answered' | 'cancel') => () => {
+      if (ended) return
+      ended = true
+      entry.lastUsed = Date.now()
+      entry.window[how]()
+    }
+    return { answered: end('answered'), cancel: end('cancel') }
+  }
+
+  /** How long a message joining the number's queue now would wait, at the paced rate. */
+  expectedWaitMs (numberId: string, mps: number): number {
+    const entry = this.#entry(numberId, mps)
+    return entry.queue.size === 0 ? 0 : (entry.queue.size + 1) / entry.ratePerMs
+  }
+
+  /** Forgets numbers that have been idle a while, so memory follows the numbers in use. */
+  sweep (now = Date.now()): void {
+    for (const [numberId, entry] of this.#queues) {
+      if (isIdle(entry) && now - entry.lastUsed > IDLE_EVICTION_MS) this.#queues.delete(numberId)
+    }
+  }
+
+  get size (): number {
+    return this.#queues.size
+  }
+
+  #entry (numberId: string, mps: number): NumberQueue {
+    const existing = this.#queues.get(numberId)
+    // A number whose level changed gets a queue at its new rate once the old one has nothing under way.
+    if (existing && (existing.mps === mps || !isIdle(existing))) return existing
+    const { intervalCap, interval } = windowFor(mps)
+    const entry = {
+      queue: new PQueue({ concurrency: Number.POSITIVE_INFINITY, intervalCap, interval, strict: true }),
+      window: new ArrivalWindow(mps),
+      mps,
+      ratePerMs: intervalCap / interval,
+      lastUsed: Date.now()
+    }
+    this.#queues.set(numberId, entry)
+    return entry
+  }
+}
+
+function isIdle (entry: NumberQueue): boolean {
+  return entry.queue.size === 0 && entry.queue.pending === 0 && entry.window.idle
+}

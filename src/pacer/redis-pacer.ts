@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Redis } from 'ioredis'
+import PQueue from 'p-queue'
+import { pairRefillMs, type PairRate } from './pair-buckets.js'
+import { windowFor } from './throughput.js'
+import { PacerRefusal, type AcquireOptions, type Pacer, type Permit, type SendTicket } from './types.js'
+
+export interface RedisPacerOptions {
+  redis: Redis
+  /** messages that may wait per sending number in this process (QUEUE_LIMIT) */
+  queueLimit: number
+  pairRate: PairRate
+  /** how long an unanswered send may still reach the upstream (UPSTREAM_TIMEOUT_MS) */
+  upstreamTimeoutMs: number
+  /** key prefix, so several deployments can share one Redis */
+  prefix?: string
+}
+
+// One atomic step on Redis's clock, so every process counts alike, mirroring the local pacer:
+// the pair's token bucket, the number's strict slices (grant times, as number-slots.ts spaces
+// them), and its arrival window (a send counts from its grant until a second after its answer,
+// as arrival-window.ts does: the upstream counts it somewhere in between). Grants all three or none. Answers 'g:<grant time>', or 'p:<ms>' (pair) / 'n:<ms>' (number).
+const TAKE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local cap, interval, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local burst, refill, pending = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local b = redis.call('HMGET', KEYS[3], 'tokens', 'at')
+local tokens = math.min(burst, (tonumber(b[1]) or burst) + math.max(0, now - (tonumber(b[2]) or now)) / refill)
+if tokens < 1 then return 'p:' .. tostring((1 - tokens) * refill) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - interval)
+if redis.call('ZCARD', KEYS[1]) >= cap then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return 'n:' .. tostring(tonumber(oldest[2]) + interval - now)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= limit then
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return 'n:' .. tostring(math.min(tonumber(first[2]) - now, 50))
+end
+redis.call('ZADD', KEYS[1], now, ARGV[7])
+redis.call('PEXPIRE', KEYS[1], math.ceil(interval) + 1000)
+redis.call('ZADD', KEYS[2], now + pending, ARGV[7])
+redis.call('PEXPIRE', KEYS[2], math.ceil(pending) + 2000)
+redis.call('HSET', KEYS[3], 'tokens', tokens - 1, 'at', now)
+redis.call('PEXPIRE', KEYS[3], math.ceil(burst * refill) + 1000)
+return 'g:' .. tostring(now)
+`
+
+// The send was answered: it counts one more second, no longer until its timeout.
+const ANSWERED = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+redis.call('ZADD', KEYS[1], 'XX', now + 1000, ARGV[1])
+return 1
+`
+
+interface Wait { reason: 'number' | 'pair', ms: number }
+
+/**
+ * The pacer for several processes (REDIS_URL): the local pacer's arithmetic, kept in Redis. Each
+ * process asks for a number's slots one message at a time (a p-queue of concurrency 1 per number:
+ * first come, retries first), so Redis sees one poller per number per process.
+ */
+export function createRedisPacer (options: RedisPacerOptions): Pacer {
+  const { redis, pairRate } = options
+  const prefix = options.prefix ?? 'outbound:pacer:'
+  const refillMs = pairRefillMs(pairRate)
+  const pendingMs = options.upstreamTimeoutMs + 1000
+  const queues = new Map<string, PQueue>()
+  const waiting = new Map<string, number>()
+  let closed = false
+
+  function queueOf (numberId: string): PQueue {
+    let queue = queues.get(numberId)
+    if (!queue) queues.set(numberId, queue = new PQueue({ concurrency: 1 }))
+    return queue
+  }
+
+  async function tryTake (ticket: SendTicket): Promise<Wait | Permit> {
+    const { intervalCap, interval } = windowFor(ticket.mps)
+    const arrivals = `${prefix}a:${ticket.numberId}`
+    const keys = [`${prefix}s:${ticket.numberId}`, arrivals, `${prefix}p:${ticket.numberId}:${ticket.recipient}`]
+    const member = `${Date.now()}:${randomBytes(6).toString('hex')}`
+    const answer = String(await redis.eval(TAKE, 3, ...keys, intervalCap, interval, ticket.mps, pairRate.burst, refillMs, pendingMs, member))
+    if (answer.startsWith('g:')) {
+      let done = false
+      return {
+        done () {
+          if (done) return
+          done = true
+          // best effort: an entry not updated still expires at its timeout
+          redis.eval(ANSWERED, 1, arrivals, member).catch(() => {})
+        }
+      }
+    }
+    return { reason: answer.startsWith('p:') ? 'pair' : 'number', ms: Math.max(1, Math.ceil(Number(answer.slice(2)))) }
+  }
+
+  function refuseIfLate (wait: Wait, deadline: number): void {
+    const late = Date.now() + wait.ms - deadline
+    if (late > 0) throw new PacerRefusal('deadline', `the message could not be sent within its deadline: the pacing wait is ${wait.ms} ms`, late)
+  }
+
+  /** At the head of the number's line: polls until granted; a pair wait gives the line up and is waited outside it. */
+  async function atHead (ticket: SendTicket, acquire: AcquireOptions): Promise<Wait | Permit> {
+    for (;;) {
+      const outcome = await tryTake(ticket)
+      if ('done' in outcome || outcome.reason === 'pair') return outcome
+      refuseIfLate(outcome, acquire.deadline)
+      await sleep(outcome.ms, undefined, { signal: acquire.signal })
+    }
+  }
+
+  return {
+    async acquire (ticket, acquire) {
+      if (closed) throw new PacerRefusal('closed', 'the gateway is shutting down')
+      const count = waiting.get(ticket.numberId) ?? 0
+      if (count >= options.queueLimit) throw new PacerRefusal('queue_full', `${count} messages are already waiting to be sent from this number`, count / ticket.mps * 1000)
+      waiting.set(ticket.numberId, count + 1)
+      try {
+        for (;;) {
+          const outcome = await queueOf(ticket.numberId).add(async () => await atHead(ticket, acquire), { signal: acquire.signal, priority: acquire.retry ? 1 : 0 })
+          if ('done' in outcome) return outcome
+          refuseIfLate(outcome, acquire.deadline)
+          await sleep(outcome.ms, undefined, { signal: acquire.signal })
+        }
+      } catch (error) {
+        throw acquire.signal?.aborted ? acquire.signal.reason : error
+      } finally {
+        const left = (waiting.get(ticket.numberId) ?? 1) - 1
+        if (left <= 0) waiting.delete(ticket.numberId)
+        else waiting.set(ticket.numberId, left)
+      }
+    },
+
+    close () {
+      closed = true
+      for (const queue of queues.values()) queue.clear()
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import { and, eq, sql, type SQL } from 'drizzle-orm'
+import type { Database } from '../../db/client.js'
+import { dispatchers, messages } from '../../db/schema.js'
+
+export const INTERRUPTED_TEXT = 'Interrupted: the gateway process dispatching this message stopped before its outcome was recorded; it may or may not have been sent'
+
+// A row outlives its lease by this long: a process that stalled past its lease renews into the same row.
+const KEEP_EXPIRED = sql`interval '1 hour'`
+
+const leaseEnd = (leaseMs: number) => sql`now() + ${leaseMs}::integer * interval '1 millisecond'`
+
+/**
+ * The `dispatchers` table: each live gateway process holds a lease that it renews; pending records
+ * name the process dispatching them. Times come from the database's clock, the one every process shares.
+ */
+export function dispatcherStore (db: Database) {
+  async function interrupt (where: SQL): Promise<number> {
+    const rows = await db.update(messages)
+      .set({ status: 'failed', errorCode: 'interrupted', errorText: INTERRUPTED_TEXT, updatedAt: new Date() })
+      .where(and(eq(messages.status, 'pending'), where))
+      .returning({ id: messages.id })
+    return rows.length
+  }
+
+  return {
+    /** Takes or extends this process's lease. */
+    async renew (id: string, leaseMs: number): Promise<void> {
+      await db.insert(dispatchers).values({ id, leaseExpiresAt: leaseEnd(leaseMs) })
+        .onConflictDoUpdate({ target: dispatchers.id, set: { leaseExpiresAt: leaseEnd(leaseMs) } })
+    },
+
+    async remove (id: string): Promise<void> {
+      await db.delete(dispatchers).where(eq(dispatchers.id, id))
+    },
+
+    /**
+     * Fails the records left pending by processes that are gone: their lease expired or their id is
+     * unknown. A record not yet naming its process counts once it is older than a lease (its creator
+     * names it within moments). `allOthers`: every other process is known to be gone (the embedded
+     * database admits one process).
+     */
+    async interruptOrphans (selfId: string, options: { leaseMs: number, allOthers?: boolean }): Promise<number> {
+      const notMine = sql`${messages.dispatcherId} is distinct from ${selfId}`
+      if (options.allOthers) return await interrupt(notMine)
+      const count = await interrupt(sql`${notMine}
+        and not exists (select 1 from ${dispatchers} where ${dispatchers.id} = ${messages.dispatcherId} and ${dispatchers.leaseExpiresAt} > now())
+        and (${messages.dispatcherId} is not null or ${messages.createdAt} < now() - ${options.leaseMs}::integer * interval '1 millisecond')`)
+      await db.delete(dispatchers).where(sql`${dispatchers.leaseExpiresAt} < now() - ${KEEP_EXPIRED}`)
+      return count
+    },
+
+    /** Fails this process's own pending records: at shutdown, for what could not finish. */
+    async interruptOwn (selfId: string): Promise<number> {
+      return await interrupt(eq(messages.dispatcherId, selfId))
+    }
+  }
+}
+
+export type DispatcherStore = ReturnType<typeof dispatcherStore>

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
+import { startServer } from '../cli/run-cli.js'
+import { waitFor } from '../helpers/wait.js'
+import { embeddedStore, post, seedWorkspace, withRuntime, type ServerStore } from './server-process.js'
+
+const GRACE_MS = 1500
+
+/** SIGTERM: stop accepting, let sends in flight finish within the grace, mark what could not finish, exit 0. */
+describe('shutdown: SIGTERM while sends are in flight and waiting (the real server, embedded)', () => {
+  let emulator: Emulator
+  let store: ServerStore
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ statusDelaysMs: { sent: 0, delivered: 0, read: 0 } })
+    emulator.setStatusOptions('global', { statuses: [] })
+    store = await embeddedStore()
+  })
+  afterAll(async () => {
+    await emulator?.close()
+    await store?.close()
+  })
+
+  it('finishes what it can within SHUTDOWN_GRACE_MS; the rest ends failed `interrupted`; nothing is left pending', async () => {
+    const { workspaceId, authorization } = await seedWorkspace(store)
+    const [quick, hung, ...waiting] = ['15556000001', '15556000002', '15556000003', '15556000004', '15556000005']
+    emulator.setFaults({ recipient: quick }, { latencyMs: 500 })
+    emulator.setFaults({ recipient: hung }, { hang: true })
+    const server = await startServer({
+      ...store.env, GRAPH_API_URL: emulator.url, THROUGHPUT_MPS: '2', SHUTDOWN_GRACE_MS: String(GRACE_MS), UPSTREAM_TIMEOUT_MS: '30000', TEMPLATE_SYNC_INTERVAL_MS: '0'
+    })
+    const answers = new Map<string, Promise<number>>()
+    // two slots a second: the first two go half a second apart, the others wait (the hung send keeps its slot)
+    for (const to of [quick, hung, ...waiting]) answers.set(to, post(server.url, authorization, { to, body: 'Hello' }))
+    await waitFor(async () => emulator.requests.filter(request => request.path.endsWith('/messages')).length >= 2, { what: 'the first two sends' })
+    const exited = new Promise<number | null>(resolve => server.process.once('exit', code => resolve(code)))
+    const signalled = Date.now()
+    server.process.kill('SIGTERM')
+    await new Promise(resolve => setTimeout(resolve, 200))
+    expect(await post(server.url, authorization, { to: '15556000009', body: 'Hello' })).toBe(0) // no longer accepting
+    expect(await exited).toBe(0)
+    expect(Date.now() - signalled).toBeLessThan(GRACE_MS + 5000)
+
+    expect(await answers.get(quick)).toBe(200)
+    expect(await answers.get(hung)).toBe(502)
+    const records = await withRuntime(store, async ({ stores }) => await stores.messages.list(workspaceId, { limit: 100 }))
+    const byRecipient = new Map(records.map(record => [record.recipient, record]))
+    expect(records.filter(record => record.status === 'pending')).toEqual([])
+    expect(byRecipient.get(quick)).toMatchObject({ status: 'sent', attempts: 1 })
+    expect(byRecipient.get(hung)).toMatchObject({ status: 'failed', errorCode: 'interrupted', attempts: 1 })
+    const notSent = waiting.filter(to => byRecipient.get(to)?.status === 'failed')
+    expect(notSent.length).toBeGreaterThan(0)
+    for (const to of notSent) {
+      expect(await answers.get(to)).toBe(503)
+      expect(byRecipient.get(to)).toMatchObject({ errorCode: 'interrupted', attempts: 0 })
+      expect(emulator.sentMessages.some(sent => sent.to === to)).toBe(false)
+    }
+  })
+})

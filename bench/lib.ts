@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { availableParallelism, totalmem } from 'node:os'
 import { performance } from 'node:perf_hooks'
 
 /** Runs `total` calls of `task` with `concurrency` in flight; returns each call's latency in ms and the wall time. */
@@ -39,3 +41,29 @@ function format (value: number): string {
 export function machine (): string {
   return `${process.platform} ${process.arch}, node ${process.version}, ${(globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? '?'} cores`
 }
+
+/** Keeps `concurrency` calls of `task` in flight for `durationMs`; each call's latency in ms, and the wall time. */
+export async function loadFor (durationMs: number, concurrency: number, task: (index: number) => Promise<void>): Promise<{ latencies: number[], seconds: number }> {
+  const latencies: number[] = []
+  let next = 0
+  const started = performance.now()
+  const until = started + durationMs
+  async function worker (): Promise<void> {
+    while (performance.now() < until) {
+      const index = next++
+      const begin = performance.now()
+      await task(index)
+      latencies.push(performance.now() - begin)
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  return { latencies, seconds: (performance.now() - started) / 1000 }
+}
+
+/** nproc, the CPU model and node, for RESULTS.md. */
+export function machineDetails (): string {
+  const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.+)/)?.[1] ?? 'unknown CPU'
+  return `${availableParallelism()} CPUs (nproc), ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}, ${process.platform} ${process.arch}`
+}
+
+export const mib = (bytes: number) => bytes / 1024 / 1024

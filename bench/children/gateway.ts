@@ -1,0 +1,26 @@
+import { eq } from 'drizzle-orm'
+import { messages } from '../../db/schema.js'
+import { buildApp } from '../../src/app.js'
+import { defaultAccount } from '../../src/sandbox/emulator/index.js'
+import { testConfig } from '../../tests/helpers/config.js'
+import { rssSampler, serve } from '../child.js'
+
+// The gateway as `npm start` builds it, with one connected workspace: on the embedded in-memory
+// database, or on BENCH_GATEWAY_DATABASE_URL (a fresh PostgreSQL database the parent made).
+const rss = rssSampler()
+const app = await buildApp({ config: testConfig({ ...process.env as Record<string, string>, DATABASE_URL: process.env.BENCH_GATEWAY_DATABASE_URL ?? 'memory://', TEMPLATE_SYNC_INTERVAL_MS: '0' }), logger: false })
+const url = await app.listen({ port: 0, host: '127.0.0.1' })
+const account = defaultAccount()
+const workspace = await app.workspaces.create('bench', 'scale')
+const [number] = account.phoneNumbers
+await app.connections.replace(workspace.id, account.wabaId, app.cipher.encrypt(account.accessToken), [
+  { id: number.id, display_phone_number: number.displayPhoneNumber, throughput: { level: process.env.BENCH_THROUGHPUT_LEVEL ?? 'STANDARD' } }
+])
+const { secret } = await app.keys.create(workspace.id, 'bench')
+
+serve({
+  rss: () => ({ now: rss.now(), peak: rss.peak() }),
+  resetPeak: () => rss.resetPeak(),
+  /** records still waiting to be sent */
+  pending: async () => await app.database.db.$count(messages, eq(messages.status, 'pending'))
+}, { url, authorization: `Bearer ${secret}` })

@@ -1,0 +1,35 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import { benchMemory } from './memory.js'
+import { benchPacing } from './pacing.js'
+import { benchSend } from './send.js'
+import { benchWebhooks } from './webhooks.js'
+import { machineDetails } from './lib.js'
+
+// `npm run bench`: every benchmark in turn, printed as tables; `npm run bench -- --write` also
+// replaces the measured part of bench/RESULTS.md. Each bench/<name>.ts also runs alone with tsx.
+const benches: [string, () => Promise<string>][] = [
+  ['Sends: the gateway beside bare forwarders', benchSend],
+  ['Pacing accuracy', benchPacing],
+  ['Memory with a deep queue', benchMemory],
+  ['Webhook ingestion', benchWebhooks]
+]
+
+const sections: string[] = []
+const header = `Measured ${new Date().toISOString().slice(0, 10)} on ${machineDetails()}; load average before the run ${loadavg().map(load => load.toFixed(2)).join(' ')}`
+console.log(header)
+for (const [title, bench] of benches) {
+  const started = Date.now()
+  const output = await bench()
+  const section = `### ${title}\n\n${output}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s)`
+  console.log(`\n${section}`)
+  sections.push(section)
+}
+
+if (process.argv.includes('--write')) {
+  const path = new URL('./RESULTS.md', import.meta.url)
+  const MARKER = '<!-- measured: everything below is written by `npm run bench -- --write` -->'
+  const kept = existsSync(path) ? readFileSync(path, 'utf8').split(MARKER)[0] : '# Benchmark results\n\n'
+  writeFileSync(path, `${kept}${MARKER}\n\n${header}\n\n${sections.join('\n\n')}\n`)
+  console.log(`\nwritten to ${path.pathname}`)
+}

@@ -1,0 +1,80 @@
+import { Pool } from 'undici'
+import { startChild, type Child } from './child.js'
+import { createPostgresDatabase } from '../tests/helpers/database.js'
+import { loadFor, percentile, table } from './lib.js'
+
+// Sends per second and latency through the gateway, beside two bare forwarders (got, undici) of the
+// same body to the same emulator, at a few concurrencies, with the upstream answering at once and
+// after 50 ms. Pacing is set out of the way (THROUGHPUT_MPS and the pair burst far above the load).
+const CONCURRENCIES = [1, 16, 64]
+const LATENCIES_MS = [0, 50]
+const DURATION_MS = Number(process.env.BENCH_SEND_MS ?? 5000)
+const WARMUP = 300
+
+interface Subject { name: string, url: string, authorization: string, stop (): Promise<void> }
+
+async function subjects (emulatorUrl: string): Promise<Subject[]> {
+  const env = { GRAPH_API_URL: emulatorUrl }
+  const unpaced = { ...env, THROUGHPUT_MPS: '100000', PAIR_RATE_BURST: '100000', RATE_LIMIT_MAX: '100000000' }
+  const started: [string, Child<{ url: string, authorization: string }>, (() => Promise<void>)?][] = [
+    ['gateway (got, PGlite memory://)', await startChild('gateway', unpaced)],
+    ['baseline: Fastify + got', await startChild('baseline', { ...env, BENCH_CLIENT: 'got' })],
+    ['baseline: Fastify + undici', await startChild('baseline', { ...env, BENCH_CLIENT: 'undici' })]
+  ]
+  // BENCH_DATABASE_URL: the gateway on PostgreSQL too, to tell the database's share from the rest
+  const postgres = process.env.BENCH_DATABASE_URL
+  if (postgres) {
+    const database = await createPostgresDatabase(postgres)
+    started.splice(1, 0, ['gateway (got, PostgreSQL)', await startChild('gateway', { ...unpaced, BENCH_GATEWAY_DATABASE_URL: database.url }), database.drop])
+  }
+  return started.map(([name, child, drop]) => ({ name, ...child.ready, stop: async () => { await child.stop(); await drop?.() } }))
+}
+
+async function measure (subject: Subject, concurrency: number, offset: number) {
+  const pool = new Pool(subject.url, { connections: concurrency })
+  const failures: number[] = []
+  const send = async (index: number) => {
+    const response = await pool.request({
+      method: 'POST',
+      path: '/api/messages.php',
+      headers: { authorization: subject.authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ to: `1444${String(offset + index).padStart(7, '0')}`, body: 'Hello from the benchmark' })
+    })
+    await response.body.dump()
+    if (response.statusCode !== 200) failures.push(response.statusCode)
+  }
+  try {
+    for (let index = 0; index < WARMUP; index += concurrency) await Promise.all(Array.from({ length: concurrency }, async (_, slot) => await send(index + slot)))
+    const { latencies, seconds } = await loadFor(DURATION_MS, concurrency, async index => await send(WARMUP + index))
+    if (failures.length > 0) throw new Error(`${subject.name}: ${failures.length} non-200 answers (${[...new Set(failures)].join(', ')})`)
+    return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99) }
+  } finally {
+    await pool.close()
+  }
+}
+
+export async function benchSend (): Promise<string> {
+  const emulator = await startChild<{ url: string }>('emulator')
+  const all = await subjects(emulator.ready.url)
+  const rows: (string | number)[][] = []
+  let offset = 0
+  try {
+    for (const latencyMs of LATENCIES_MS) {
+      await emulator.call('setFaults', 'global', latencyMs === 0 ? {} : { latencyMs })
+      for (const concurrency of CONCURRENCIES) {
+        for (const subject of all) {
+          const result = await measure(subject, concurrency, offset += 1_000_000)
+          rows.push([`${latencyMs} ms`, String(concurrency), subject.name, result.perSecond, result.p50, result.p95, result.p99])
+        }
+      }
+    }
+  } finally {
+    await Promise.all([...all.map(async subject => await subject.stop()), emulator.stop()])
+  }
+  return `Sends: ${DURATION_MS / 1000} s per cell after ${WARMUP} warm-up sends; each server in its own process, the emulator in another (status webhooks off)\n\n` +
+    table(['upstream latency', 'concurrency', 'server', 'sends/s', 'p50 ms', 'p95 ms', 'p99 ms'], rows)
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(await benchSend())
+}

@@ -19,7 +19,7 @@ describe('pacer: sends from one number through the gateway, against the emulator
   })
   afterAll(async () => { await gateway?.close() })
 
-  it('a burst of 400 to distinct recipients from a STANDARD number: no 130429, within 10% of 400/80 s', async () => {
+  it('a burst of 400 to distinct recipients from a STANDARD number: no 130429, at least the time the limit forces', async () => {
     const started = Date.now()
     const responses = await Promise.all(Array.from({ length: 400 }, async (_, index) => await sendText(gateway, workspace, recipient(index))))
     const wallSeconds = (Date.now() - started) / 1000
@@ -33,8 +33,10 @@ describe('pacer: sends from one number through the gateway, against the emulator
     // 12 ms of CPU each on PGlite, mostly before the first send: see bench/RESULTS.md).
     const spanSeconds = (Math.max(...accepted) - Math.min(...accepted)) / 1000
     expect(spanSeconds).toBeGreaterThanOrEqual(4)
-    expect(spanSeconds).toBeLessThanOrEqual(1.1 * 5)
-    expect(wallSeconds).toBeLessThan(25)
+    // within 10% of the ideal on a quiet machine (bench/RESULTS.md); the bound here is generous, as the
+    // brief asks of timing assertions, because CI runs two test files at once on two cores
+    expect(spanSeconds).toBeLessThanOrEqual(2 * 5)
+    expect(wallSeconds).toBeLessThan(40)
   })
 
   it('a burst of 8 to one recipient (pair bucket of 5, one more every 300 ms): no 131056, the bucket\'s timing', async () => {

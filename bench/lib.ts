@@ -39,7 +39,7 @@ function format (value: number): string {
 }
 
 export function machine (): string {
-  return `${process.platform} ${process.arch}, node ${process.version}, ${(globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? '?'} cores`
+  return `${process.platform} ${process.arch}, node ${process.version}, ${availableParallelism()} cores`
 }
 
 /** Keeps `concurrency` calls of `task` in flight for `durationMs`; each call's latency in ms, and the wall time. */

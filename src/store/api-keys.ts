@@ -38,14 +38,19 @@ export function apiKeyStore (db: Database) {
     async verify (secret: string): Promise<VerifiedKey | undefined> {
       const prefix = prefixOf(secret)
       if (!prefix) return undefined
-      const [row] = await db.select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId, secretHash: apiKeys.secretHash, revokedAt: apiKeys.revokedAt, plan: workspaces.plan })
+      const [row] = await db.select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId, secretHash: apiKeys.secretHash, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt, plan: workspaces.plan })
         .from(apiKeys).innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
         .where(eq(apiKeys.prefix, prefix))
       if (!row || row.revokedAt || !secretMatches(secret, row.secretHash)) return undefined
-      await touch(db, row.id)
+      if (lastUseIsStale(row.lastUsedAt)) await touch(db, row.id)
       return { id: row.id, workspaceId: row.workspaceId, plan: row.plan }
     }
   }
+}
+
+// Decided on the row already read, so most sends skip the write altogether.
+function lastUseIsStale (lastUsedAt: Date | null): boolean {
+  return lastUsedAt === null || Date.now() - lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS
 }
 
 async function touch (db: Database, id: string): Promise<void> {

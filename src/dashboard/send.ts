@@ -27,7 +27,7 @@ export async function sendFromDashboard (app: FastifyInstance, request: FastifyR
     if (!active || active.numbers.length === 0) throw noActiveConnection()
     const valid = validated(request, body)
     const message = await composeMessage(valid, name => app.templates.byName(workspace.id, name))
-    record = await app.messages.createPending(dashboardRecord(message, workspace, senderOf(active.numbers, valid.phone_number_id)))
+    record = await app.messages.createPending({ ...dashboardRecord(message, workspace, senderOf(active.numbers, valid.phone_number_id)), dispatcherId: app.dispatcherId })
     const { wamid } = await app.dispatch(record, { connection: active.connection })
     return { ok: true, record, wamid }
   } catch (error) {

@@ -22,7 +22,7 @@ const compose: FastifyPluginAsyncTypebox = async function (app) {
 
   app.post('/compose', { config: { dashboard: 'page' }, schema: { body: ComposeFormSchema } }, async function sendMessage (request, reply) {
     const form = request.body
-    const outcome = await sendFromDashboard(app, request, messageBodyOf(form))
+    const outcome = await sendFromDashboard(app, request, reply, messageBodyOf(form))
     if (outcome.ok) {
       return await render(request, reply, { form: { to: form.to, type: form.type, phone_number_id: form.phone_number_id }, result: outcomeNotice(outcome) })
     }

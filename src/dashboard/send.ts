@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
+import { clientGone } from '../dispatch/client-gone.js'
 import { AppError, invalidRequest, noActiveConnection } from '../errors.js'
 import { composeMessage } from '../messages/compose.js'
 import { pendingMessage } from '../messages/payload.js'
@@ -17,9 +18,10 @@ export type DashboardSend =
 /**
  * A message from the compose form, sent the way POST /api/messages.php sends one: the API's body
  * schema (with the app's own Ajv settings), composeMessage, a log record before anything goes
- * upstream, and app.dispatch for pacing and retries. Only the plan gate is absent (CONTRACT.md 6).
+ * upstream, and app.dispatch with the same deadline and client-gone signal. Only the plan gate is
+ * absent (CONTRACT.md 6).
  */
-export async function sendFromDashboard (app: FastifyInstance, request: FastifyRequest, body: Record<string, unknown>): Promise<DashboardSend> {
+export async function sendFromDashboard (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, body: Record<string, unknown>): Promise<DashboardSend> {
   const { workspace } = request.account
   let record: MessageRecord | undefined
   try {
@@ -27,8 +29,14 @@ export async function sendFromDashboard (app: FastifyInstance, request: FastifyR
     if (!active || active.numbers.length === 0) throw noActiveConnection()
     const valid = validated(request, body)
     const message = await composeMessage(valid, name => app.templates.byName(workspace.id, name))
-    record = await app.messages.createPending({ ...dashboardRecord(message, workspace, senderOf(active.numbers, valid.phone_number_id)), dispatcherId: app.dispatcherId })
-    const { wamid } = await app.dispatch(record, { connection: active.connection })
+    const sender = senderOf(active.numbers, valid.phone_number_id)
+    record = await app.messages.createPending({ ...dashboardRecord(message, workspace, sender), dispatcherId: app.dispatcherId })
+    const { wamid } = await app.dispatch(record, {
+      connection: active.connection,
+      throughputLevel: sender.throughputLevel,
+      deadline: Date.now() - reply.elapsedTime + app.config.DISPATCH_DEADLINE_MS,
+      signal: clientGone(reply)
+    })
     return { ok: true, record, wamid }
   } catch (error) {
     if (error instanceof AppError) return { ok: false, error, record: record && await app.messages.get(record.id) }

@@ -1,11 +1,8 @@
 /**
  * The pacer's seam. The dispatcher calls `Pacer.acquire` before each upstream attempt, tells the
- * permit when the attempt's call ended, and calls `close` at shutdown. Today's implementation
- * (local-pacer.ts) keeps its state in this process, which is right for one process. A Redis-backed
- * pacer for several processes implements the same interface: keep a local wait list per number;
- * take each slot and pair token with one atomic script over a per-number log of (slot, answer)
- * times and a per-pair bucket, answering "granted" or "retry in N ms"; `Permit.done` writes the
- * answer time back. Nothing outside src/pacer depends on how slots are counted.
+ * permit when the attempt's call ended, and calls `close` at shutdown. local-pacer.ts keeps its
+ * state in this process, which is right for one process; redis-pacer.ts keeps the same counts in
+ * Redis for several (REDIS_URL). Nothing outside src/pacer depends on how slots are counted.
  */
 export interface SendTicket {
   /** the upstream phone number id: one throughput budget per number */

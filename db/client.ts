@@ -19,6 +19,11 @@ export interface DatabaseHandle {
   kind: DatabaseKind
   migrate(): Promise<void>
   ping(): Promise<void>
+  /**
+   * Calls onNotify on each NOTIFY on the channel, from any process, and after each reconnect of the
+   * listening connection, since what was sent meanwhile is lost. Resolves to the function that stops it.
+   */
+  onNotify(channel: string, onNotify: () => void): Promise<() => Promise<void>>
   close(): Promise<void>
 }
 
@@ -53,6 +58,11 @@ function openPostgres (url: string): DatabaseHandle {
       }
     },
     async ping () { await client`select 1` },
+    async onNotify (channel, onNotify) {
+      // postgres.js listens on a connection of its own, reconnects it by itself and runs the third argument on each (re)listen.
+      const { unlisten } = await client.listen(channel, () => onNotify(), onNotify)
+      return unlisten
+    },
     async close () { await client.end({ timeout: 5 }) }
   }
 }
@@ -64,6 +74,8 @@ function openPglite (client: PGlite, kind: DatabaseKind): DatabaseHandle {
     kind,
     async migrate () { await migratePglite(db, { migrationsFolder }) },
     async ping () { await db.execute(sql`select 1`) },
+    // Only one process opens an embedded database (src/embedded-lock.ts): there is no one else to hear from.
+    async onNotify () { return async () => {} },
     async close () { if (!client.closed) await client.close() }
   }
 }

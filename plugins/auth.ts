@@ -14,7 +14,11 @@ declare module 'fastify' {
   }
 }
 
-/** `Authorization: Bearer <key>` → the key and its workspace, read from the database on every request so a revocation counts at once. */
+/**
+ * `Authorization: Bearer <key>` → the key and its workspace's plan. The key's row comes from the read
+ * cache (src/store/read-cache.ts): a revocation counts from the next request in this process, and
+ * within a second in the others (CONTRACT.md 2).
+ */
 export default fp(async function auth (app) {
   app.decorateRequest('apiKey')
 

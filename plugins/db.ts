@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../db/client.js'
 import type { Config } from '../src/config.js'
 import type { TokenCipher } from '../src/crypto/token-cipher.js'
 import { openRuntime } from '../src/runtime.js'
+import { CACHE_CHANNEL } from '../src/store/read-cache.js'
 import type { Stores } from '../src/stores.js'
 
 declare module 'fastify' {
@@ -13,12 +14,25 @@ declare module 'fastify' {
   }
 }
 
-/** Opens the database, migrates it, and decorates the app with it and its repositories. */
+/**
+ * Opens the database, migrates it, and decorates the app with it and its repositories. Their read
+ * cache is dropped whenever another process (the CLI, another server) notifies a change.
+ */
 export default fp(async function db (app, options: { config: Config }) {
   const runtime = await openRuntime(options.config, 'server', app.log)
+  const unlisten = await runtime.database.onNotify(CACHE_CHANNEL, runtime.stores.readCache.clear).catch(async (error: unknown) => {
+    await runtime.close()
+    throw error
+  })
   app.decorate('config', options.config)
   app.decorate('database', runtime.database)
   app.decorate('cipher', runtime.cipher)
   for (const name of Object.keys(runtime.stores) as (keyof Stores)[]) app.decorate(name, runtime.stores[name] as never)
-  app.addHook('onClose', async () => { await runtime.close() })
+  app.addHook('onClose', async () => {
+    try {
+      await unlisten()
+    } finally {
+      await runtime.close()
+    }
+  })
 }, { name: 'db' })

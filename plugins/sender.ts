@@ -17,8 +17,9 @@ declare module 'fastify' {
 }
 
 /**
- * 409 without an active connection: checked before the body is read. The sending number needs the
- * body, so it is resolved once the body has passed validation.
+ * 409 without an active connection: checked before the body is read, on the connection the read
+ * cache holds (a connect or disconnect drops it). The sending number needs the body, so it is
+ * resolved once the body has passed validation.
  */
 export default fp(async function sender (app) {
   app.decorateRequest('activeConnection')

@@ -4,18 +4,24 @@ import { connectionStore } from './store/connections.js'
 import { inboundStore } from './store/inbound.js'
 import { messageSearch } from './store/message-search.js'
 import { messageStore } from './store/messages.js'
+import { readCache } from './store/read-cache.js'
 import { sessionStore } from './store/sessions.js'
 import { statusEventStore } from './store/status-events.js'
 import { templateStore } from './store/templates.js'
 import { userStore } from './store/users.js'
 import { workspaceStore } from './store/workspaces.js'
 
-/** Every repository over one database: the server decorates them, the CLI calls them directly. */
+/**
+ * Every repository over one database, and the read cache the send path's lookups share: the server
+ * decorates them, the CLI calls them directly.
+ */
 export function createStores (db: Database) {
+  const cache = readCache(db)
   return {
-    workspaces: workspaceStore(db),
-    keys: apiKeyStore(db),
-    connections: connectionStore(db),
+    readCache: cache,
+    workspaces: workspaceStore(db, cache),
+    keys: apiKeyStore(db, cache),
+    connections: connectionStore(db, cache),
     templates: templateStore(db),
     statusEvents: statusEventStore(db),
     messages: messageStore(db),

@@ -3,12 +3,13 @@ import type { Database } from '../../db/client.js'
 import { connections, phoneNumbers } from '../../db/schema.js'
 import type { UpstreamPhoneNumber } from '../upstream/types.js'
 import { newId } from './ids.js'
+import type { ReadCache } from './read-cache.js'
 
 export type Connection = typeof connections.$inferSelect
 export type PhoneNumber = typeof phoneNumbers.$inferSelect
 export interface ActiveConnection { connection: Connection, numbers: PhoneNumber[] }
 
-export function connectionStore (db: Database) {
+export function connectionStore (db: Database, cache: ReadCache) {
   async function numbersOf (connectionId: string): Promise<PhoneNumber[]> {
     return await db.select().from(phoneNumbers).where(eq(phoneNumbers.connectionId, connectionId)).orderBy(asc(phoneNumbers.position))
   }
@@ -16,7 +17,7 @@ export function connectionStore (db: Database) {
   return {
     /** Stores a new active connection with its numbers in the upstream's order, retiring the workspace's previous one. */
     async replace (workspaceId: string, wabaId: string, encryptedToken: string, numbers: UpstreamPhoneNumber[]): Promise<ActiveConnection> {
-      return await db.transaction(async tx => {
+      const replaced = await db.transaction(async tx => {
         await tx.update(connections).set({ status: 'inactive', updatedAt: new Date() })
           .where(and(eq(connections.workspaceId, workspaceId), eq(connections.status, 'active')))
         const [connection] = await tx.insert(connections)
@@ -26,23 +27,34 @@ export function connectionStore (db: Database) {
         }))).returning()
         return { connection, numbers: rows }
       })
+      await cache.changed()
+      return replaced
     },
 
+    /**
+     * From the read cache, shared by every request of the workspace: never to be mutated. "No
+     * connection" is kept too (only workspaces behind a valid key get here), since connecting calls
+     * changed() and so drops it before the next send.
+     */
     async active (workspaceId: string): Promise<ActiveConnection | undefined> {
-      const [connection] = await db.select().from(connections)
-        .where(and(eq(connections.workspaceId, workspaceId), eq(connections.status, 'active')))
-      return connection ? { connection, numbers: await numbersOf(connection.id) } : undefined
+      return await cache.read(`active:${workspaceId}`, async () => {
+        const [connection] = await db.select().from(connections)
+          .where(and(eq(connections.workspaceId, workspaceId), eq(connections.status, 'active')))
+        return connection ? { connection, numbers: await numbersOf(connection.id) } : undefined
+      })
     },
 
     async deactivate (workspaceId: string): Promise<boolean> {
       const rows = await db.update(connections).set({ status: 'inactive', updatedAt: new Date() })
         .where(and(eq(connections.workspaceId, workspaceId), eq(connections.status, 'active'))).returning({ id: connections.id })
+      await cache.changed()
       return rows.length > 0
     },
 
     async recordWebhookRegistration (connectionId: string, error: string | null): Promise<void> {
       await db.update(connections).set({ webhookRegistered: error === null, webhookError: error, updatedAt: new Date() })
         .where(eq(connections.id, connectionId))
+      await cache.changed()
     },
 
     /** Active connections whose webhook registration has not succeeded yet. */
@@ -73,6 +85,7 @@ export function connectionStore (db: Database) {
 
     async updateNumber (id: string, number: UpstreamPhoneNumber): Promise<void> {
       await db.update(phoneNumbers).set({ ...numberFields(number), updatedAt: new Date() }).where(eq(phoneNumbers.id, id))
+      await cache.changed()
     }
   }
 }

@@ -2,10 +2,11 @@ import { eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { workspaces, type Plan } from '../../db/schema.js'
 import { newId } from './ids.js'
+import type { ReadCache } from './read-cache.js'
 
 export type Workspace = typeof workspaces.$inferSelect
 
-export function workspaceStore (db: Database) {
+export function workspaceStore (db: Database, cache: ReadCache) {
   return {
     async create (name: string, plan: Plan): Promise<Workspace> {
       const [row] = await db.insert(workspaces).values({ id: newId('ws'), name, plan }).returning()
@@ -19,6 +20,8 @@ export function workspaceStore (db: Database) {
 
     async setPlan (id: string, plan: Plan): Promise<Workspace | undefined> {
       const [row] = await db.update(workspaces).set({ plan, updatedAt: new Date() }).where(eq(workspaces.id, id)).returning()
+      // The plan is cached with each of the workspace's keys.
+      await cache.changed()
       return row
     }
   }

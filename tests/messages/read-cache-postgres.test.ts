@@ -1,0 +1,119 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectWorkspace, disconnectWorkspace } from '../../src/connections/connect.js'
+import { openRuntime, type Runtime } from '../../src/runtime.js'
+import { defaultAccount } from '../../src/sandbox/emulator/index.js'
+import { createUpstreamClient } from '../../src/upstream/client.js'
+import { runCli } from '../cli/run-cli.js'
+import { TEST_ENCRYPTION_KEY, testConfig } from '../helpers/config.js'
+import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
+import { send } from './helpers.js'
+
+const serverUrl = process.env.TEST_DATABASE_URL
+// CONTRACT.md 2: a revoked key is refused at most 1 s later, also across processes.
+const CONTRACT_MS = 1000
+// How long a cached read may be served when nothing drops it (src/store/read-cache.ts).
+const TTL_MS = 900
+
+let sent = 0
+const text = () => ({ to: `1555${String(4_000_000 + sent++)}`, body: 'cache' })
+
+// Several processes share a database only on PostgreSQL.
+describe.skipIf(!serverUrl)('a change made by another process reaches the cache of a running server (PostgreSQL only)', () => {
+  let gateway: TestGateway
+  let other: Runtime
+  let dataDir: string
+
+  beforeAll(async () => {
+    gateway = await startGateway()
+    // What the CLI opens: its own connection, its own stores and cache.
+    other = await openRuntime(testConfig({ DATABASE_URL: gateway.database.url }), 'cli')
+    dataDir = await mkdtemp(join(tmpdir(), 'outbound-cache-'))
+    // The first send of a fresh app is slow (compilation, first connections): not the one to time.
+    await warmed()
+  })
+  afterAll(async () => {
+    await other?.close()
+    await gateway?.close()
+    if (dataDir) await rm(dataDir, { recursive: true, force: true })
+  })
+
+  /** Sends until the answer is `status`; fails past CONTRACT_MS. Returns when it came, counted from `since`. */
+  async function answeredWithin (status: number, workspace: ConnectedWorkspace, since = Date.now()): Promise<number> {
+    const started = Date.now()
+    for (;;) {
+      const response = await send(gateway, text(), { authorization: workspace.authorization })
+      if (response.statusCode === status) return Date.now() - since
+      if (Date.now() - started > CONTRACT_MS) throw new Error(`still ${response.statusCode} ${response.body} after ${CONTRACT_MS} ms`)
+      await new Promise(resolve => setTimeout(resolve, 10))
+    }
+  }
+
+  /** A workspace whose key and connection the server has just cached, and when: the row was read after cachedAt. */
+  async function warmed (): Promise<{ workspace: ConnectedWorkspace, cachedAt: number }> {
+    const workspace = await connectedWorkspace(gateway)
+    const cachedAt = Date.now()
+    expect((await send(gateway, text(), { authorization: workspace.authorization })).statusCode).toBe(200)
+    return { workspace, cachedAt }
+  }
+
+  it('refuses a key revoked elsewhere, dropped by the notification before the TTL would', async () => {
+    const { workspace, cachedAt } = await warmed()
+    await other.stores.keys.revoke(workspace.apiKeyId)
+    // Without the notification the cached row would be served until cachedAt + TTL_MS at the earliest.
+    expect(await answeredWithin(401, workspace, cachedAt)).toBeLessThan(TTL_MS)
+  })
+
+  it('answers 403 after a downgrade elsewhere, and 200 after the upgrade', async () => {
+    const { workspace } = await warmed()
+    await other.stores.workspaces.setPlan(workspace.workspaceId, 'free')
+    await answeredWithin(403, workspace)
+    await other.stores.workspaces.setPlan(workspace.workspaceId, 'growth')
+    await answeredWithin(200, workspace)
+  })
+
+  it('answers 409 after a disconnect elsewhere, and 200 after a reconnect', async () => {
+    const { workspace } = await warmed()
+    await disconnectWorkspace({ stores: other.stores }, workspace.workspaceId)
+    await answeredWithin(409, workspace)
+    const account = defaultAccount()
+    await connectWorkspace({
+      stores: other.stores,
+      cipher: other.cipher,
+      upstream: createUpstreamClient({ baseUrl: gateway.emulator.url, timeoutMs: 5000 }),
+      callbackUrl: `${gateway.url}/webhooks/whatsapp`,
+      verifyToken: gateway.app.webhookVerifyToken
+    }, { workspaceId: workspace.workspaceId, wabaId: account.wabaId, accessToken: account.accessToken })
+    await answeredWithin(200, workspace)
+  })
+
+  it('the real CLI: the request right after `outbound workspace plan` and `outbound keys revoke` sees them', async () => {
+    const { workspace } = await warmed()
+    const env = { DATABASE_URL: gateway.database.url, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DATA_DIR: dataDir }
+    const cli = async (...args: string[]) => await whileCached(workspace, async () => (await runCli(args, env)).code)
+    expect(await cli('workspace', 'plan', '--workspace', workspace.workspaceId, '--plan', 'free')).toBe(0)
+    expect((await send(gateway, text(), { authorization: workspace.authorization })).statusCode).toBe(403)
+    expect(await cli('keys', 'revoke', '--id', workspace.apiKeyId)).toBe(0)
+    expect((await send(gateway, text(), { authorization: workspace.authorization })).statusCode).toBe(401)
+  })
+
+  /** Runs the command while the server keeps re-reading the key, so that only a notification can explain a change seen right after. */
+  async function whileCached<T> (workspace: ConnectedWorkspace, command: () => Promise<T>): Promise<T> {
+    const secret = workspace.authorization.slice('Bearer '.length)
+    let running = true
+    const reads = (async () => {
+      while (running) {
+        await gateway.app.keys.verify(secret)
+        await new Promise(resolve => setTimeout(resolve, 50))
+      }
+    })()
+    try {
+      return await command()
+    } finally {
+      running = false
+      await reads
+    }
+  }
+})

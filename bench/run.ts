@@ -3,6 +3,7 @@ import { loadavg } from 'node:os'
 import { benchMemory } from './memory.js'
 import { benchPacing } from './pacing.js'
 import { benchSend } from './send.js'
+import { benchTwoProcess } from './two-process.js'
 import { benchWebhooks } from './webhooks.js'
 import { machineDetails } from './lib.js'
 
@@ -11,6 +12,7 @@ import { machineDetails } from './lib.js'
 const benches: [string, () => Promise<string>][] = [
   ['Sends: the gateway beside bare forwarders', benchSend],
   ['Pacing accuracy', benchPacing],
+  ['Pacing across two processes (PostgreSQL + Redis)', benchTwoProcess],
   ['Memory with a deep queue', benchMemory],
   ['Webhook ingestion', benchWebhooks]
 ]

@@ -10,17 +10,24 @@ import { rssSampler, serve } from '../child.js'
 const rss = rssSampler()
 const app = await buildApp({ config: testConfig({ ...process.env as Record<string, string>, DATABASE_URL: process.env.BENCH_GATEWAY_DATABASE_URL ?? 'memory://', TEMPLATE_SYNC_INTERVAL_MS: '0' }), logger: false })
 const url = await app.listen({ port: 0, host: '127.0.0.1' })
-const account = defaultAccount()
-const workspace = await app.workspaces.create('bench', 'scale')
-const [number] = account.phoneNumbers
-await app.connections.replace(workspace.id, account.wabaId, app.cipher.encrypt(account.accessToken), [
-  { id: number.id, display_phone_number: number.displayPhoneNumber, throughput: { level: process.env.BENCH_THROUGHPUT_LEVEL ?? 'STANDARD' } }
-])
-const { secret } = await app.keys.create(workspace.id, 'bench')
+
+/** Connects the emulator's first number to a new workspace; the authorization of its API key. */
+async function connectWorkspace (): Promise<string> {
+  const account = defaultAccount()
+  const workspace = await app.workspaces.create('bench', 'scale')
+  const [number] = account.phoneNumbers
+  await app.connections.replace(workspace.id, account.wabaId, app.cipher.encrypt(account.accessToken), [
+    { id: number.id, display_phone_number: number.displayPhoneNumber, throughput: { level: process.env.BENCH_THROUGHPUT_LEVEL ?? 'STANDARD' } }
+  ])
+  return `Bearer ${(await app.keys.create(workspace.id, 'bench')).secret}`
+}
+
+// A second process on the same database (and ENCRYPTION_KEY) is given the first one's key and connects nothing.
+const authorization = process.env.BENCH_GATEWAY_AUTHORIZATION ?? await connectWorkspace()
 
 serve({
   rss: () => ({ now: rss.now(), peak: rss.peak() }),
   resetPeak: () => rss.resetPeak(),
   /** records still waiting to be sent */
   pending: async () => await app.database.db.$count(messages, eq(messages.status, 'pending'))
-}, { url, authorization: `Bearer ${secret}` })
+}, { url, authorization })

@@ -1,6 +1,7 @@
-import { and, desc, eq, or, sql } from 'drizzle-orm'
+import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { messages, type MessageStatus } from '../../db/schema.js'
+import { createBatcher } from './batcher.js'
 
 export type MessageRecord = typeof messages.$inferSelect
 export type PendingMessage = Pick<typeof messages.$inferInsert, 'id' | 'workspaceId' | 'apiKeyId' | 'phoneNumberId' | 'recipient' | 'type' | 'payload' | 'dispatcherId'> & { id: string }
@@ -10,7 +11,47 @@ export type PendingMessage = Pick<typeof messages.$inferInsert, 'id' | 'workspac
 const presumedInterrupted = sql`(${messages.status} = 'failed' and ${messages.errorCode} = 'interrupted')`
 const stillOpen = or(eq(messages.status, 'pending'), presumedInterrupted)
 
+interface Sent { id: string, wamid: string, attempts: number, updatedAt: Date }
+interface Failed { id: string, errorCode: string, errorText: string, attempts: number, updatedAt: Date }
+
+// Every send writes its record twice: concurrent sends share these statements (see batcher.ts).
+const MAX_BATCH = 100
+
 export function messageStore (db: Database) {
+  const insertPending = createBatcher(async (batch: PendingMessage[]) => {
+    const rows = await db.insert(messages).values(batch.map(message => ({ ...message, status: 'pending' as const }))).returning()
+    // RETURNING promises no order; a row missing here fails the batcher's count check.
+    const byId = new Map(rows.map(row => [row.id, row]))
+    return batch.map(message => byId.get(message.id)).filter(row => row !== undefined)
+  }, { maxBatch: MAX_BATCH })
+
+  const updateSent = createBatcher(async (batch: Sent[]) => {
+    const v = valuesAs('id, wamid, attempts, updated_at',
+      batch.map(row => sql`(${row.id}::text, ${row.wamid}::text, ${row.attempts}::int, ${row.updatedAt.toISOString()}::timestamptz)`))
+    await db.update(messages).set({
+      wamid: sql`v.wamid`,
+      attempts: sql`v.attempts`,
+      status: sql`case when ${messages.status} = 'pending' or ${presumedInterrupted} then 'sent' else ${messages.status} end`,
+      errorCode: sql`case when ${presumedInterrupted} then null else ${messages.errorCode} end`,
+      errorText: sql`case when ${presumedInterrupted} then null else ${messages.errorText} end`,
+      updatedAt: sql`v.updated_at`
+    }).from(v).where(eq(messages.id, sql`v.id`))
+    return batch.map(() => undefined)
+  }, { maxBatch: MAX_BATCH })
+
+  const updateFailed = createBatcher(async (batch: Failed[]) => {
+    const v = valuesAs('id, error_code, error_text, attempts, updated_at',
+      batch.map(row => sql`(${row.id}::text, ${row.errorCode}::text, ${row.errorText}::text, ${row.attempts}::int, ${row.updatedAt.toISOString()}::timestamptz)`))
+    await db.update(messages).set({
+      status: 'failed',
+      errorCode: sql`v.error_code`,
+      errorText: sql`v.error_text`,
+      attempts: sql`v.attempts`,
+      updatedAt: sql`v.updated_at`
+    }).from(v).where(and(eq(messages.id, sql`v.id`), stillOpen))
+    return batch.map(() => undefined)
+  }, { maxBatch: MAX_BATCH })
+
   return {
     /** Newest first. */
     async list (workspaceId: string, options: { status?: MessageStatus, limit?: number } = {}): Promise<MessageRecord[]> {
@@ -28,26 +69,17 @@ export function messageStore (db: Database) {
 
     /** The record of a send about to be attempted: written before anything goes upstream. */
     async createPending (message: PendingMessage): Promise<MessageRecord> {
-      const [row] = await db.insert(messages).values({ ...message, status: 'pending' }).returning()
-      return row
+      return await insertPending(message)
     },
 
     /** A status webhook may have moved the record on already (it is matched by id before the wamid is known): never move it back. */
     async markSent (id: string, outcome: { wamid: string, attempts: number }): Promise<void> {
-      await db.update(messages).set({
-        wamid: outcome.wamid,
-        attempts: outcome.attempts,
-        status: sql`case when ${messages.status} = 'pending' or ${presumedInterrupted} then 'sent' else ${messages.status} end`,
-        errorCode: sql`case when ${presumedInterrupted} then null else ${messages.errorCode} end`,
-        errorText: sql`case when ${presumedInterrupted} then null else ${messages.errorText} end`,
-        updatedAt: new Date()
-      }).where(eq(messages.id, id))
+      await updateSent({ id, ...outcome, updatedAt: new Date() })
     },
 
     /** Only a record still pending fails: a webhook that already reported it sent or delivered knows better. */
     async markFailed (id: string, outcome: { errorCode: string, errorText: string, attempts: number }): Promise<void> {
-      await db.update(messages).set({ status: 'failed', ...outcome, updatedAt: new Date() })
-        .where(and(eq(messages.id, id), stillOpen))
+      await updateFailed({ id, ...outcome, updatedAt: new Date() })
     },
 
     /** Names the process dispatching a record that was created without it. */
@@ -58,6 +90,11 @@ export function messageStore (db: Database) {
 }
 
 export type MessageStore = ReturnType<typeof messageStore>
+
+/** A batch's rows as the table `v` that an update reads from. */
+function valuesAs (columns: string, rows: SQL[]): SQL {
+  return sql`(values ${sql.join(rows, sql`, `)}) as v(${sql.raw(columns)})`
+}
 
 export function publicMessage (message: MessageRecord) {
   return {

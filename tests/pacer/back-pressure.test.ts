@@ -33,7 +33,10 @@ describe('pacer: a full queue (one message per second, three may wait)', () => {
   })
 
   it('a client that leaves while its message waits: the message is not sent, the record says cancelled', async () => {
-    const ahead = ['15552100001', '15552100002'].map(async to => await sendText(gateway, workspace, to, { phone_number_id: OTHER_NUMBER }))
+    const aheadOf = ['15552100001', '15552100002']
+    const ahead = aheadOf.map(async to => await sendText(gateway, workspace, to, { phone_number_id: OTHER_NUMBER }))
+    // the two are in line first (records are written in arrival order): the third must wait behind them
+    await until(async () => (await Promise.all(aheadOf.map(async to => await recordOf(gateway, workspace.workspaceId, to)))).every(record => record !== undefined))
     const to = '15552100003'
     const client = sendAndLeave(gateway, workspace.authorization, { to, body: 'Hello', phone_number_id: OTHER_NUMBER })
     await until(async () => (await recordOf(gateway, workspace.workspaceId, to)) !== undefined)

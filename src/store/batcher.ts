@@ -1,0 +1,62 @@
+interface Waiting<In, Out> {
+  item: In
+  resolve(value: Out): void
+  reject(error: unknown): void
+}
+
+export interface BatcherOptions {
+  /** the most items one `writeMany` call receives */
+  maxBatch: number
+}
+
+/**
+ * Group commit: a call made while nothing is being written starts a write at once (with whatever
+ * else arrives in the same tick); calls made while a write is in flight wait for it and then go
+ * together in the next one. `writeMany` returns one result per item, in the items' order; each
+ * caller's promise settles only when the write that carried its item has. When a batch fails, its
+ * items are written again one by one, so that one bad item fails only its own caller.
+ */
+export function createBatcher<In, Out> (writeMany: (items: In[]) => Promise<Out[]>, { maxBatch }: BatcherOptions): (item: In) => Promise<Out> {
+  const queue: Array<Waiting<In, Out>> = []
+  let writing = false
+
+  async function write (batch: Array<Waiting<In, Out>>): Promise<Out[]> {
+    const results = await writeMany(batch.map(waiting => waiting.item))
+    if (results.length !== batch.length) throw new Error(`a batched write returned ${results.length} results for ${batch.length} items`)
+    return results
+  }
+
+  async function writeEach (batch: Array<Waiting<In, Out>>): Promise<void> {
+    for (const waiting of batch) {
+      try {
+        const [result] = await write([waiting])
+        waiting.resolve(result)
+      } catch (error) {
+        waiting.reject(error)
+      }
+    }
+  }
+
+  async function drain (): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue.splice(0, maxBatch)
+      try {
+        const results = await write(batch)
+        batch.forEach((waiting, index) => waiting.resolve(results[index]))
+      } catch (error) {
+        if (batch.length === 1) batch[0].reject(error)
+        else await writeEach(batch)
+      }
+    }
+    writing = false
+  }
+
+  return async function enqueue (item: In): Promise<Out> {
+    return await new Promise<Out>((resolve, reject) => {
+      queue.push({ item, resolve, reject })
+      if (writing) return
+      writing = true
+      queueMicrotask(() => { void drain() })
+    })
+  }
+}

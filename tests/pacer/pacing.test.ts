@@ -29,13 +29,13 @@ describe('pacer: sends from one number through the gateway, against the emulator
     expect(accepted).toHaveLength(400)
     expect(busiestWindow(accepted)).toBeLessThanOrEqual(80)
     // 80 may go in the first instant, so 400 need at least 4 s; the ideal is 400 / 80 = 5 s. The span
-    // is the pacer's; the wall time also holds the gateway taking in 400 requests at once (about
-    // 12 ms of CPU each on PGlite, mostly before the first send: see bench/RESULTS.md).
+    // is the pacer's; the wall time also holds the gateway taking in 400 requests at once (a few
+    // ms of CPU each, mostly before the first send: see bench/RESULTS.md).
     const spanSeconds = (Math.max(...accepted) - Math.min(...accepted)) / 1000
     expect(spanSeconds).toBeGreaterThanOrEqual(4)
-    // within 10% of the ideal on a quiet machine (bench/RESULTS.md); the bound here is generous, as the
-    // brief asks of timing assertions, because CI runs two test files at once on two cores
-    expect(spanSeconds).toBeLessThanOrEqual(2 * 5)
+    // within 10% of the ideal (5.1–5.2 s measured): this file runs alone, after the rest of the
+    // suite (vitest.config.ts), so the machine's noise is the test's own
+    expect(spanSeconds).toBeLessThanOrEqual(1.1 * 5)
     expect(wallSeconds).toBeLessThan(40)
   })
 

@@ -29,10 +29,8 @@ export default fp(async function db (app, options: { config: Config }) {
   app.decorate('cipher', runtime.cipher)
   for (const name of Object.keys(runtime.stores) as (keyof Stores)[]) app.decorate(name, runtime.stores[name] as never)
   app.addHook('onClose', async () => {
-    try {
-      await unlisten()
-    } finally {
-      await runtime.close()
-    }
+    // the database may be gone already (closed, unreachable): there is nothing left to stop listening to
+    await unlisten().catch(() => {})
+    await runtime.close()
   })
 }, { name: 'db' })

@@ -2,7 +2,6 @@ import fp from 'fastify-plugin'
 import { createDispatcher, type Dispatch } from '../src/dispatch/dispatcher.js'
 import { InFlight } from '../src/dispatch/in-flight.js'
 import { startLease } from '../src/dispatch/lease.js'
-import { cachedLevels } from '../src/dispatch/number-levels.js'
 import { dispatcherStore } from '../src/store/dispatchers.js'
 import { newId } from '../src/store/ids.js'
 
@@ -40,8 +39,7 @@ export default fp(async function dispatch (app) {
     pacer: app.pacer,
     inFlight,
     dispatcherId,
-    limits: { maxAttempts: config.MAX_ATTEMPTS, deadlineMs: config.DISPATCH_DEADLINE_MS, throughputMps: config.THROUGHPUT_MPS },
-    levelOf: cachedLevels(async phoneNumberId => await app.connections.activeNumber(phoneNumberId))
+    limits: { maxAttempts: config.MAX_ATTEMPTS, deadlineMs: config.DISPATCH_DEADLINE_MS, throughputMps: config.THROUGHPUT_MPS }
   }))
 
   // A keep-alive connection left open would hold the server's close until its idle timeout.

@@ -20,15 +20,13 @@ export interface DispatchDeps {
   /** this process in the `dispatchers` table */
   dispatcherId: string
   limits: { maxAttempts: number, deadlineMs: number, throughputMps?: number }
-  /** the throughput level of a number, for callers that do not pass it */
-  levelOf (phoneNumberId: string): Promise<string | null | undefined>
 }
 
 export interface DispatchOptions {
   /** the sending number's connection: its access token authorises the send */
   connection: Connection
-  /** the sending number's `throughputLevel` (request.sender has it); looked up when omitted */
-  throughputLevel?: string | null
+  /** the sending number's `throughputLevel`, as the caller resolved the number (request.sender has it) */
+  throughputLevel: string | null
   /** epoch ms by which the message must have gone upstream; default now + DISPATCH_DEADLINE_MS */
   deadline?: number
   /** the caller went away: a message still waiting is not sent (record `cancelled`); a send under way goes on */
@@ -47,10 +45,9 @@ export function createDispatcher (deps: DispatchDeps): Dispatch {
     try {
       if (record.dispatcherId !== deps.dispatcherId) await deps.messages.claim(record.id, deps.dispatcherId)
       const token = deps.cipher.decrypt(options.connection.accessToken)
-      const level = options.throughputLevel !== undefined ? options.throughputLevel : await deps.levelOf(record.phoneNumberId)
       return await attemptUntilDone({
         pacer: deps.pacer,
-        ticket: { numberId: record.phoneNumberId, recipient: record.recipient, mps: throughputOf(level, deps.limits.throughputMps) },
+        ticket: { numberId: record.phoneNumberId, recipient: record.recipient, mps: throughputOf(options.throughputLevel, deps.limits.throughputMps) },
         deadline,
         maxAttempts: deps.limits.maxAttempts,
         run,

@@ -1,28 +1,16 @@
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openDatabase, type DatabaseHandle } from '../../db/client.js'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { messages } from '../../db/schema.js'
 import { newId } from '../../src/store/ids.js'
-import { createStores, type Stores } from '../../src/stores.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { useTestRuntime } from '../helpers/runtime.js'
 
 /** The send path's two writes, shared by concurrent sends (group commit), on this run's database backend. */
 describe('message records written by concurrent sends', () => {
-  let database: TestDatabase
-  let handle: DatabaseHandle
-  let stores: Stores
+  const runtime = useTestRuntime()
   let workspaceId: string
 
   beforeAll(async () => {
-    database = await createTestDatabase()
-    handle = openDatabase(database.url, '/nonexistent')
-    await handle.migrate()
-    stores = createStores(handle.db)
-    workspaceId = (await stores.workspaces.create('group commit', 'scale')).id
-  })
-  afterAll(async () => {
-    await handle?.close()
-    await database?.drop()
+    workspaceId = (await runtime.current.stores.workspaces.create('group commit', 'scale')).id
   })
 
   const pending = (n: number) => ({
@@ -35,12 +23,12 @@ describe('message records written by concurrent sends', () => {
     payload: { messaging_product: 'whatsapp', to: `1555000${n}`, text: { body: `héllo ✓ "${n}"`, preview_url: n % 2 === 0 }, list: [n, null] },
     dispatcherId: 'proc_test'
   })
-  const createAll = async (count: number) => await Promise.all(Array.from({ length: count }, async (_, n) => await stores.messages.createPending(pending(n))))
-  const row = async (id: string) => (await stores.messages.get(id))!
+  const createAll = async (count: number) => await Promise.all(Array.from({ length: count }, async (_, n) => await runtime.current.stores.messages.createPending(pending(n))))
+  const row = async (id: string) => (await runtime.current.stores.messages.get(id))!
 
   it('creates 200 records at once and ends each sent or failed as its own call said', async () => {
     const inputs = Array.from({ length: 200 }, (_, n) => pending(n))
-    const created = await Promise.all(inputs.map(stores.messages.createPending))
+    const created = await Promise.all(inputs.map(runtime.current.stores.messages.createPending))
     created.forEach((record, n) => {
       expect(record).toMatchObject({ ...inputs[n], status: 'pending', wamid: null, attempts: 0 })
       expect(record.createdAt).toBeInstanceOf(Date)
@@ -48,8 +36,8 @@ describe('message records written by concurrent sends', () => {
 
     const before = Date.now()
     await Promise.all(created.map(async (record, n) => n % 3 === 0
-      ? await stores.messages.markFailed(record.id, { errorCode: `code_${n}`, errorText: `failure ${n}`, attempts: n % 5 + 1 })
-      : await stores.messages.markSent(record.id, { wamid: `wamid.${n}`, attempts: n % 5 + 1 })))
+      ? await runtime.current.stores.messages.markFailed(record.id, { errorCode: `code_${n}`, errorText: `failure ${n}`, attempts: n % 5 + 1 })
+      : await runtime.current.stores.messages.markSent(record.id, { wamid: `wamid.${n}`, attempts: n % 5 + 1 })))
     const after = Date.now()
 
     for (const [n, record] of created.entries()) {
@@ -65,18 +53,18 @@ describe('message records written by concurrent sends', () => {
 
   it('never moves back a record a webhook moved on, turns an interrupted one sent, and fails only open records', async () => {
     const [delivered, interrupted, sent, interruptedThenFailed, ...others] = await createAll(24)
-    await stores.statusEvents.recordAll([{ wamid: 'wamid.delivered', status: 'delivered', phoneNumberId: delivered.phoneNumberId, recordId: delivered.id, upstreamTimestamp: new Date(), payload: {} }])
+    await runtime.current.stores.statusEvents.recordAll([{ wamid: 'wamid.delivered', status: 'delivered', phoneNumberId: delivered.phoneNumberId, recordId: delivered.id, upstreamTimestamp: new Date(), payload: {} }])
     for (const record of [interrupted, interruptedThenFailed]) {
-      await handle.db.update(messages).set({ status: 'failed', errorCode: 'interrupted', errorText: 'the process stopped' }).where(eq(messages.id, record.id))
+      await runtime.current.database.db.update(messages).set({ status: 'failed', errorCode: 'interrupted', errorText: 'the process stopped' }).where(eq(messages.id, record.id))
     }
-    await stores.messages.markSent(sent.id, { wamid: 'wamid.sent', attempts: 1 })
+    await runtime.current.stores.messages.markSent(sent.id, { wamid: 'wamid.sent', attempts: 1 })
 
     await Promise.all([
-      stores.messages.markSent(delivered.id, { wamid: 'wamid.delivered', attempts: 2 }),
-      stores.messages.markSent(interrupted.id, { wamid: 'wamid.interrupted', attempts: 1 }),
-      stores.messages.markFailed(sent.id, { errorCode: 'upstream_timeout', errorText: 'late', attempts: 3 }),
-      stores.messages.markFailed(interruptedThenFailed.id, { errorCode: '131026', errorText: 'undeliverable', attempts: 1 }),
-      ...others.map(async record => await stores.messages.markSent(record.id, { wamid: `wamid.${record.id}`, attempts: 1 }))
+      runtime.current.stores.messages.markSent(delivered.id, { wamid: 'wamid.delivered', attempts: 2 }),
+      runtime.current.stores.messages.markSent(interrupted.id, { wamid: 'wamid.interrupted', attempts: 1 }),
+      runtime.current.stores.messages.markFailed(sent.id, { errorCode: 'upstream_timeout', errorText: 'late', attempts: 3 }),
+      runtime.current.stores.messages.markFailed(interruptedThenFailed.id, { errorCode: '131026', errorText: 'undeliverable', attempts: 1 }),
+      ...others.map(async record => await runtime.current.stores.messages.markSent(record.id, { wamid: `wamid.${record.id}`, attempts: 1 }))
     ])
 
     expect(await row(delivered.id)).toMatchObject({ status: 'delivered', wamid: 'wamid.delivered', attempts: 2 })
@@ -89,15 +77,15 @@ describe('message records written by concurrent sends', () => {
   it('fails only the call whose row cannot be written, not the others sharing its statement', async () => {
     const [existing] = await createAll(1)
     const inputs = Array.from({ length: 30 }, (_, n) => n === 11 ? { ...pending(n), id: existing.id } : pending(n))
-    const created = await Promise.allSettled(inputs.map(stores.messages.createPending))
+    const created = await Promise.allSettled(inputs.map(runtime.current.stores.messages.createPending))
     expect(created.filter(result => result.status === 'rejected')).toHaveLength(1)
     expect(created[11].status).toBe('rejected')
     const records = created.flatMap(result => result.status === 'fulfilled' ? [result.value] : [])
     for (const record of records) expect(await row(record.id)).toMatchObject({ status: 'pending' })
 
-    await stores.messages.markSent(existing.id, { wamid: 'wamid.taken', attempts: 1 })
+    await runtime.current.stores.messages.markSent(existing.id, { wamid: 'wamid.taken', attempts: 1 })
     const sent = await Promise.allSettled(records.map(async (record, n) =>
-      await stores.messages.markSent(record.id, { wamid: n === 5 ? 'wamid.taken' : `wamid.${record.id}`, attempts: 1 })))
+      await runtime.current.stores.messages.markSent(record.id, { wamid: n === 5 ? 'wamid.taken' : `wamid.${record.id}`, attempts: 1 })))
     expect(sent.map(result => result.status)).toEqual(records.map((_, n) => n === 5 ? 'rejected' : 'fulfilled'))
     for (const [n, record] of records.entries()) {
       expect(await row(record.id)).toMatchObject(n === 5 ? { status: 'pending', wamid: null } : { status: 'sent', wamid: `wamid.${record.id}` })

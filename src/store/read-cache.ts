@@ -6,7 +6,7 @@ export const CACHE_CHANNEL = 'outbound_cache'
 
 // CONTRACT.md 2 lets a revoked key work for at most 1 s, also across processes; this is the backstop
 // for a lost notification, with a margin under that second.
-const TTL_MS = 900
+export const TTL_MS = 900
 // Only keys and workspaces that exist are kept, so this is far above need: a guard, not a tuning knob.
 const MAX_ENTRIES = 10_000
 

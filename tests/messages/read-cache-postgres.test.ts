@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectWorkspace, disconnectWorkspace } from '../../src/connections/connect.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
+import { TTL_MS } from '../../src/store/read-cache.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { createUpstreamClient } from '../../src/upstream/client.js'
 import { runCli } from '../cli/run-cli.js'
@@ -14,8 +15,6 @@ import { send } from './helpers.js'
 const serverUrl = process.env.TEST_DATABASE_URL
 // CONTRACT.md 2: a revoked key is refused at most 1 s later, also across processes.
 const CONTRACT_MS = 1000
-// How long a cached read may be served when nothing drops it (src/store/read-cache.ts).
-const TTL_MS = 900
 
 let sent = 0
 const text = () => ({ to: `1555${String(4_000_000 + sent++)}`, body: 'cache' })

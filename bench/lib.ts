@@ -19,6 +19,17 @@ export async function load (total: number, concurrency: number, task: (index: nu
   return { latencies, seconds: (performance.now() - started) / 1000 }
 }
 
+/** The most of `times` (ms) that any sliding window of `windowMs` holds (half-open, as the emulator counts). */
+export function busiestWindow (times: number[], windowMs = 1000): number {
+  const sorted = [...times].sort((a, b) => a - b)
+  let most = 0
+  for (let first = 0, last = 0; last < sorted.length; last++) {
+    while (sorted[last] - sorted[first] >= windowMs) first++
+    most = Math.max(most, last - first + 1)
+  }
+  return most
+}
+
 export function percentile (values: number[], p: number): number {
   if (values.length === 0) return NaN
   const sorted = [...values].sort((a, b) => a - b)

@@ -2,7 +2,7 @@ import { Pool } from 'undici'
 import { createLocalPacer } from '../src/pacer/local-pacer.js'
 import { defaultAccount } from '../src/sandbox/emulator/index.js'
 import { startChild } from './child.js'
-import { table } from './lib.js'
+import { busiestWindow, table } from './lib.js'
 
 // Pacing accuracy: the emulator enforces the number's limit (a sliding second); sends are offered
 // faster than that for a while, and the table shows the rate the upstream accepted, the busiest
@@ -15,15 +15,10 @@ interface Accepted { errors: Record<string, number>, accepted: number[] }
 
 function summarize (name: string, limit: number, stats: Accepted): (string | number)[] {
   const times = [...stats.accepted].sort((a, b) => a - b)
-  let busiest = 0
-  for (let first = 0, last = 0; last < times.length; last++) {
-    while (times[last] - times[first] >= 1000) first++
-    busiest = Math.max(busiest, last - first + 1)
-  }
   // the first slice may go at once; the rate is measured over the spacing after it
   const span = (times.at(-1)! - times[0]) / 1000
   const rate = (times.length - Math.max(1, Math.floor(limit / 10))) / span
-  return [name, `${limit}/s`, String(times.length), rate, `${(100 * rate / limit).toFixed(1)}%`, String(busiest), String(stats.errors[130429] ?? 0), String(stats.errors[131056] ?? 0)]
+  return [name, `${limit}/s`, String(times.length), rate, `${(100 * rate / limit).toFixed(1)}%`, String(busiestWindow(times)), String(stats.errors[130429] ?? 0), String(stats.errors[131056] ?? 0)]
 }
 
 /** Keeps `concurrency` sends in flight for `seconds`, each to a recipient of its own. */

@@ -6,7 +6,7 @@ import postgres from 'postgres'
 import { Pool } from 'undici'
 import { createPostgresDatabase } from '../tests/helpers/database.js'
 import { startChild, type Child } from './child.js'
-import { table } from './lib.js'
+import { busiestWindow, table } from './lib.js'
 
 // Pacing shared by processes: a burst for one number sent through one gateway, or through two
 // alternately, each on a fresh PostgreSQL database, with and without Redis. The emulator enforces
@@ -92,13 +92,8 @@ async function burst (gateways: Gateway[], emulator: Child<{ url: string }>, mes
 
 function summarize (stats: Stats, limit: number): (string | number)[] {
   const times = [...stats.accepted].sort((a, b) => a - b)
-  let busiest = 0
-  for (let first = 0, last = 0; last < times.length; last++) {
-    while (times[last] - times[first] >= 1000) first++
-    busiest = Math.max(busiest, last - first + 1)
-  }
   const rate = (times.length - 1) / ((times.at(-1)! - times[0]) / 1000)
-  return [String(times.length), rate, `${(100 * rate / limit).toFixed(1)}%`, String(busiest), String(stats.errors[130429] ?? 0), String(stats.errors[131056] ?? 0)]
+  return [String(times.length), rate, `${(100 * rate / limit).toFixed(1)}%`, String(busiestWindow(times)), String(stats.errors[130429] ?? 0), String(stats.errors[131056] ?? 0)]
 }
 
 async function measure (setup: typeof SETUPS[number], { level, limit, messages }: typeof BURSTS[number], emulator: Child<{ url: string }>, redis: SharedRedis): Promise<(string | number)[]> {

@@ -33,13 +33,27 @@ export const ConfigSchema = Type.Object({
   /** how long a process's claim on the records it dispatches lasts unless renewed (every third of it) */
   DISPATCHER_LEASE_MS: Int(300, 15000),
   /** trust X-Forwarded-For (behind a proxy); off, a caller could pick the address its rate limit is keyed by */
-  TRUST_PROXY: Type.Boolean({ default: false })
+  TRUST_PROXY: Type.Boolean({ default: false }),
+  /** how long an Idempotency-Key and its stored answer are kept (CONTRACT.md 8) */
+  IDEMPOTENCY_TTL_MS: Int(1, 86400000),
+  /** a queued send not sent within this ends failed `expired` (CONTRACT.md 9) */
+  QUEUE_MAX_AGE_MS: Int(1, 14400000),
+  /** the most queued sends per workspace before 503 queue_full (CONTRACT.md 9) */
+  ASYNC_QUEUE_LIMIT: Int(1, 1000000),
+  /** outgoing webhook retry delays, comma-separated milliseconds (CONTRACT.md 10) */
+  WEBHOOK_RETRY_SCHEDULE_MS: Type.String({ pattern: '^\\d+(,\\d+)*$', default: '5000,300000,1800000,7200000,18000000,36000000,36000000' }),
+  /** outgoing webhooks may target http and private addresses (tests, the sandbox) */
+  WEBHOOKS_ALLOW_PRIVATE: Type.Boolean({ default: false }),
+  /** enables GET /metrics behind this bearer token (CONTRACT.md 11) */
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  /** refuse free-form sends outside the 24 h service window (CONTRACT.md 11) */
+  SERVICE_WINDOW_CHECK: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' })
 })
 
 export type Config = Static<typeof ConfigSchema>
 
 // Their values never appear in an error line or a log.
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'APP_SECRET', 'WEBHOOK_VERIFY_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'REDIS_URL'])
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'APP_SECRET', 'WEBHOOK_VERIFY_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'REDIS_URL', 'METRICS_TOKEN'])
 
 export class ConfigError extends Error {}
 
@@ -76,4 +90,9 @@ export function publicUrl (config: Config): string {
 
 export function isEmbedded (config: Config): boolean {
   return config.DATABASE_URL === undefined
+}
+
+/** WEBHOOK_RETRY_SCHEDULE_MS as the list of delays it names. */
+export function retrySchedule (config: Config): number[] {
+  return config.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number)
 }

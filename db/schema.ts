@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm'
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { bigint, boolean, customType, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
 const id = () => text('id').primaryKey()
+// postgres.js reads bytea as a Buffer, PGlite as a Uint8Array: callers get a Buffer either way.
+const bytea = customType<{ data: Buffer, driverData: Uint8Array }>({ dataType: () => 'bytea', fromDriver: value => Buffer.from(value) })
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow()
 const updatedAt = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow()
 
@@ -171,3 +173,32 @@ export const sessions = pgTable('sessions', {
   createdAt: createdAt(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull()
 }, table => [index('sessions_user').on(table.userId), index('sessions_expires').on(table.expiresAt)])
+
+export const JOB_STATUSES = ['ready', 'running', 'dead'] as const
+export type JobStatus = typeof JOB_STATUSES[number]
+
+/**
+ * Durable work of every kind (src/work/): the webhook inbox, queued sends, outgoing events. A job is
+ * deleted when its work commits; one that keeps failing stays as a dead letter until replayed.
+ */
+export const jobs = pgTable('jobs', {
+  /** arrival order */
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  /** the kind of work: the task that runs it */
+  queue: text('queue').notNull(),
+  /** an optional sub-queue a task may claim on its own (queued sends: the sending number) */
+  groupKey: text('group_key'),
+  /** the task's input, as bytes: a webhook delivery is kept exactly as signed */
+  payload: bytea('payload').notNull(),
+  status: text('status').$type<JobStatus>().notNull().default('ready'),
+  runAt: timestamp('run_at', { withTimezone: true }).notNull().defaultNow(),
+  attempts: integer('attempts').notNull().default(0),
+  /** the process working on a `running` job, until `locked_until` (a lease it renews) */
+  lockedBy: text('locked_by'),
+  lockedUntil: timestamp('locked_until', { withTimezone: true }),
+  lastError: text('last_error'),
+  createdAt: createdAt()
+}, table => [
+  index('jobs_claimable').on(table.queue, table.groupKey, table.id).where(sql`status <> 'dead'`),
+  index('jobs_dead').on(table.queue, table.createdAt).where(sql`status = 'dead'`)
+])

@@ -15,6 +15,7 @@ import senderPlugin from '../plugins/sender.js'
 import sessionPlugin from '../plugins/session.js'
 import templateSyncPlugin from '../plugins/template-sync.js'
 import upstreamPlugin from '../plugins/upstream.js'
+import workPlugin from '../plugins/work.js'
 import dashboardRoutes from '../routes/dashboard/index.js'
 import healthRoutes from '../routes/health.js'
 import messageRoutes from '../routes/messages.js'
@@ -50,6 +51,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(dbPlugin, { config })
   await app.register(redisPlugin)
+  await app.register(workPlugin)
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)

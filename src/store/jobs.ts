@@ -1,0 +1,131 @@
+import { sql, type SQL } from 'drizzle-orm'
+import { rowsOf, type Database } from '../../db/client.js'
+
+/** Anything that runs SQL: the database, or the transaction a caller is in (a transactional outbox enqueues there). */
+export type Executor = Pick<Database, 'execute'>
+
+export interface NewJob {
+  queue: string
+  payload: Buffer | string
+  /** a sub-queue a task may claim on its own */
+  groupKey?: string
+  /** not before this time (default: at once) */
+  runAt?: Date
+}
+
+export interface Job {
+  id: number
+  queue: string
+  groupKey: string | null
+  payload: Buffer
+  /** attempts started so far, this one included */
+  attempts: number
+  createdAt: Date
+}
+
+interface JobRow { id: string | number, queue: string, group_key: string | null, payload: Uint8Array, attempts: number, created_at: string | Date }
+
+const COLUMNS = sql.raw('id, queue, group_key, payload, attempts, created_at')
+
+/** The SQL of the durable-work runner (src/work/runner.ts): enqueue, claim, settle, replay. */
+export const jobSql = {
+  /** One statement for any number of jobs; returns their ids in the given order. */
+  async enqueue (db: Executor, jobs: NewJob[]): Promise<number[]> {
+    if (jobs.length === 0) return []
+    const rows = jobs.map(job => sql`(${job.queue}, ${job.groupKey ?? null}, ${toBytes(job.payload)}::bytea, ${(job.runAt ?? new Date()).toISOString()}::timestamptz)`)
+    const result = await db.execute(sql`insert into jobs (queue, group_key, payload, run_at) values ${sql.join(rows, sql`, `)} returning id`)
+    // identity values are handed out in the order of the VALUES list
+    return rowsOf<{ id: string | number }>(result).map(row => Number(row.id)).sort((a, b) => a - b)
+  },
+
+  /**
+   * Locks up to `limit` ready jobs in arrival order for the caller's transaction (FOR UPDATE SKIP
+   * LOCKED: another process's transaction takes the next ones). A process that dies releases them
+   * with its connection; nothing else marks them.
+   */
+  async lockReady (tx: Executor, queue: string, limit: number, ids?: number[]): Promise<Job[]> {
+    const only = ids ? sql`and id in (${sql.join(ids.map(id => sql`${id}`), sql`, `)})` : sql``
+    const result = await tx.execute(sql`
+      select ${COLUMNS} from jobs
+      where queue = ${queue} and status = 'ready' and run_at <= now() ${only}
+      order by id limit ${limit} for update skip locked`)
+    return rowsOf<JobRow>(result).map(toJob)
+  },
+
+  /**
+   * Leases up to `limit` jobs to a process until now + leaseMs, counting an attempt: ready ones, and
+   * running ones whose holder's lease ran out (it died or hung). The task decides what a second
+   * attempt may safely do.
+   */
+  async lease (db: Executor, queue: string, options: { worker: string, leaseMs: number, limit: number, groupKey?: string }): Promise<Job[]> {
+    const group = options.groupKey === undefined ? sql`` : sql`and group_key = ${options.groupKey}`
+    const result = await db.execute(sql`
+      update jobs set status = 'running', locked_by = ${options.worker}, attempts = attempts + 1,
+        locked_until = now() + ${options.leaseMs} * interval '1 millisecond'
+      where id in (
+        select id from jobs
+        where queue = ${queue} ${group} and status <> 'dead'
+          and ((status = 'ready' and run_at <= now()) or (status = 'running' and locked_until < now()))
+        order by id limit ${options.limit} for update skip locked)
+      returning ${COLUMNS}`)
+    return rowsOf<JobRow>(result).map(toJob).sort((a, b) => a.id - b.id)
+  },
+
+  /** Keeps this process's leases on jobs it is still working on. */
+  async renew (db: Executor, worker: string, ids: number[], leaseMs: number): Promise<void> {
+    if (ids.length === 0) return
+    await db.execute(sql`update jobs set locked_until = now() + ${leaseMs} * interval '1 millisecond'
+      where locked_by = ${worker} and status = 'running' and id in ${idList(ids)}`)
+  },
+
+  /** Done: the job is gone. `worker` fences a leased job that another process has since taken over. */
+  async complete (db: Executor, ids: number[], worker?: string): Promise<void> {
+    if (ids.length === 0) return
+    const fence = worker === undefined ? sql`` : sql`and locked_by = ${worker}`
+    await db.execute(sql`delete from jobs where id in ${idList(ids)} ${fence}`)
+  },
+
+  /** Another try at `retryAt`, or a dead letter when there is none. */
+  async fail (db: Executor, id: number, outcome: { error: string, retryAt?: Date, attempts?: number, worker?: string }): Promise<void> {
+    const fence = outcome.worker === undefined ? sql`` : sql`and locked_by = ${outcome.worker}`
+    const attempts = outcome.attempts === undefined ? sql`attempts` : sql`${outcome.attempts}`
+    await db.execute(sql`
+      update jobs set status = ${outcome.retryAt ? 'ready' : 'dead'}, run_at = coalesce(${outcome.retryAt?.toISOString() ?? null}::timestamptz, run_at),
+        attempts = ${attempts}, last_error = ${outcome.error.slice(0, 1000)}, locked_by = null, locked_until = null
+      where id = ${id} ${fence}`)
+  },
+
+  /** Gives a leased job back untouched (a process stopping before it began the work). */
+  async release (db: Executor, ids: number[], worker: string): Promise<void> {
+    if (ids.length === 0) return
+    await db.execute(sql`update jobs set status = 'ready', attempts = greatest(attempts - 1, 0), locked_by = null, locked_until = null
+      where locked_by = ${worker} and status = 'running' and id in ${idList(ids)}`)
+  },
+
+  /** Dead letters back to ready, with a fresh count of attempts. */
+  async replayDead (db: Executor, queue: string, ids?: number[]): Promise<number> {
+    const only = ids ? sql`and id in ${idList(ids)}` : sql``
+    const result = await db.execute(sql`update jobs set status = 'ready', attempts = 0, run_at = now(), last_error = null
+      where queue = ${queue} and status = 'dead' ${only} returning id`)
+    return rowsOf(result).length
+  },
+
+  async counts (db: Executor, queue: string): Promise<{ ready: number, running: number, dead: number }> {
+    const result = await db.execute(sql`select status, count(*)::int as n from jobs where queue = ${queue} group by status`)
+    const counts = { ready: 0, running: 0, dead: 0 }
+    for (const row of rowsOf<{ status: keyof typeof counts, n: number }>(result)) counts[row.status] = Number(row.n)
+    return counts
+  }
+}
+
+function idList (ids: number[]): SQL {
+  return sql`(${sql.join(ids.map(id => sql`${id}`), sql`, `)})`
+}
+
+function toBytes (payload: Buffer | string): Buffer {
+  return typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload
+}
+
+function toJob (row: JobRow): Job {
+  return { id: Number(row.id), queue: row.queue, groupKey: row.group_key, payload: Buffer.from(row.payload), attempts: row.attempts, createdAt: new Date(row.created_at) }
+}

@@ -1,0 +1,199 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database } from '../../db/client.js'
+import { jobSql, type Job, type NewJob } from '../store/jobs.js'
+import { exponentialBackoff } from './backoff.js'
+
+export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0]
+
+interface TaskOptions {
+  /** the most jobs one claim takes */
+  batch: number
+  /** attempts before a job becomes a dead letter */
+  maxAttempts?: number
+  /** the delay before attempt `attempt + 1`, after `attempt` failed */
+  backoffMs?: (attempt: number) => number
+  /** how often an idle queue looks for work (a local enqueue wakes it at once) */
+  pollMs?: number
+}
+
+/** Runs inside a transaction with its jobs locked; they are done when it commits. For work that only touches the database. */
+export type BatchTask = (jobs: Job[], tx: Transaction) => Promise<void>
+
+/** Runs one leased job outside any transaction (it may call the network); done when it resolves. */
+export type LeasedTask = (job: Job) => Promise<void>
+
+export interface LeasedOptions extends TaskOptions {
+  /** jobs worked on at once by this process */
+  concurrency: number
+  /** how long a process holds a job before another may take it over; renewed while it works */
+  leaseMs?: number
+}
+
+export interface WorkRunner {
+  /** Transactional work: the handler's writes and the jobs' completion commit together, so a crash applies a job once or not at all. */
+  defineBatch(queue: string, options: TaskOptions, task: BatchTask): void
+  /** Work with side effects outside the database, under a lease: after a crash it is offered again, and the task decides what is safe to repeat. */
+  defineLeased(queue: string, options: LeasedOptions, task: LeasedTask): void
+  /** Stores jobs, in the caller's transaction when given one; call wake() after it commits. */
+  enqueue(jobs: NewJob[], tx?: Pick<Database, 'execute'>): Promise<number[]>
+  /** Looks for work on the queue now rather than at its next poll. */
+  wake(queue: string): void
+  start(): void
+  /** Stops claiming, and waits up to graceMs for work under way; leases of unfinished jobs run out by themselves. */
+  stop(graceMs: number): Promise<void>
+}
+
+interface Queue {
+  name: string
+  pollMs: number
+  /** claims and works one round; true when it found a full batch (look again at once) */
+  round(): Promise<boolean>
+  running: Promise<void> | undefined
+  timer: NodeJS.Timeout | undefined
+  again: boolean
+}
+
+const DEFAULT_POLL_MS = 250
+const DEFAULT_LEASE_MS = 30_000
+
+/**
+ * The one runner behind the webhook inbox, queued sends and customer events: claiming (FOR UPDATE
+ * SKIP LOCKED, so several processes share a queue), leases, retries with backoff, dead letters.
+ * A task is a function that does one kind of work and knows nothing of how it was scheduled.
+ */
+export function createWorkRunner (deps: { db: Database, worker: string, log: FastifyBaseLogger }): WorkRunner {
+  const { db, worker, log } = deps
+  const queues = new Map<string, Queue>()
+  const leasedWork = new Map<string, { settled: Set<Promise<void>>, renewal: NodeJS.Timeout }>()
+  let started = false
+  let stopping = false
+
+  async function retryOrBury (job: Job, error: unknown, options: TaskOptions, fence?: string): Promise<void> {
+    const maxAttempts = options.maxAttempts ?? 5
+    const message = error instanceof Error ? error.message : String(error)
+    const retryAt = job.attempts < maxAttempts ? new Date(Date.now() + (options.backoffMs ?? exponentialBackoff)(job.attempts)) : undefined
+    await jobSql.fail(db, job.id, { error: message, retryAt, attempts: job.attempts, worker: fence })
+    log.warn({ queue: job.queue, jobId: job.id, attempts: job.attempts, dead: retryAt === undefined, err: message }, retryAt ? 'job failed; retrying later' : 'job failed for good; kept as a dead letter')
+  }
+
+  function schedule (queue: Queue, delayMs: number): void {
+    if (stopping || !started) return
+    clearTimeout(queue.timer)
+    queue.timer = setTimeout(() => run(queue), delayMs).unref()
+  }
+
+  function run (queue: Queue): void {
+    if (queue.running) { queue.again = true; return }
+    queue.running = (async () => {
+      let full = false
+      try {
+        full = await queue.round()
+      } catch (error) {
+        log.error({ queue: queue.name, err: (error as Error).message }, 'work round failed')
+      }
+      queue.running = undefined
+      const again = full || queue.again
+      queue.again = false
+      schedule(queue, again ? 0 : queue.pollMs)
+    })()
+  }
+
+  function add (name: string, pollMs: number | undefined, round: () => Promise<boolean>): void {
+    if (queues.has(name)) throw new Error(`work queue ${name} is defined twice`)
+    const queue: Queue = { name, pollMs: pollMs ?? DEFAULT_POLL_MS, round, running: undefined, timer: undefined, again: false }
+    queues.set(name, queue)
+    if (started) run(queue)
+  }
+
+  return {
+    defineBatch (name, options, task) {
+      // A batch that fails is split: each job runs alone, so one bad job delays only itself.
+      async function runAlone (job: Job): Promise<void> {
+        try {
+          await db.transaction(async tx => {
+            const [locked] = await jobSql.lockReady(tx, name, 1, [job.id])
+            if (!locked) return // another process has it
+            await task([locked], tx)
+            await jobSql.complete(tx, [locked.id])
+          })
+        } catch (error) {
+          await retryOrBury({ ...job, attempts: job.attempts + 1 }, error, options)
+        }
+      }
+      add(name, options.pollMs, async () => {
+        let claimed: Job[] = []
+        try {
+          await db.transaction(async tx => {
+            claimed = await jobSql.lockReady(tx, name, options.batch)
+            if (claimed.length === 0) return
+            await task(claimed, tx)
+            await jobSql.complete(tx, claimed.map(job => job.id))
+          })
+        } catch (error) {
+          if (claimed.length === 0) throw error
+          if (claimed.length === 1) {
+            await retryOrBury({ ...claimed[0], attempts: claimed[0].attempts + 1 }, error, options)
+            return false
+          }
+          log.warn({ queue: name, jobs: claimed.length, err: (error as Error).message }, 'batch failed; working its jobs one by one')
+          for (const job of claimed) await runAlone(job)
+        }
+        return claimed.length === options.batch
+      })
+    },
+
+    defineLeased (name, options, task) {
+      const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
+      const inFlight = new Set<number>()
+      const renewal = setInterval(() => {
+        jobSql.renew(db, worker, [...inFlight], leaseMs).catch(error => log.error({ queue: name, err: (error as Error).message }, 'could not renew job leases'))
+      }, leaseMs / 3).unref()
+      const settled = new Set<Promise<void>>()
+      add(name, options.pollMs, async () => {
+        const room = options.concurrency - inFlight.size
+        if (room <= 0) return false
+        const jobs = await jobSql.lease(db, name, { worker, leaseMs, limit: room })
+        for (const job of jobs) {
+          inFlight.add(job.id)
+          const done = (async () => {
+            try {
+              await task(job)
+              await jobSql.complete(db, [job.id], worker)
+            } catch (error) {
+              await retryOrBury(job, error, options, worker).catch(failure => log.error({ queue: name, jobId: job.id, err: (failure as Error).message }, 'could not record a job failure'))
+            } finally {
+              inFlight.delete(job.id)
+              if (!stopping) run(queues.get(name)!)
+            }
+          })()
+          settled.add(done)
+          void done.finally(() => settled.delete(done))
+        }
+        return false
+      })
+      leasedWork.set(name, { settled, renewal })
+    },
+
+    async enqueue (jobs, tx) {
+      return await jobSql.enqueue(tx ?? db, jobs)
+    },
+
+    wake (name) {
+      const queue = queues.get(name)
+      if (queue && started && !stopping) run(queue)
+    },
+
+    start () {
+      started = true
+      for (const queue of queues.values()) run(queue)
+    },
+
+    async stop (graceMs) {
+      stopping = true
+      for (const queue of queues.values()) clearTimeout(queue.timer)
+      const underWay = [...queues.values()].map(queue => queue.running).filter(Boolean)
+      for (const leased of leasedWork.values()) { clearInterval(leased.renewal); underWay.push(...leased.settled) }
+      await Promise.race([Promise.allSettled(underWay), new Promise(resolve => setTimeout(resolve, graceMs).unref())])
+    }
+  }
+}

@@ -199,6 +199,8 @@ export const jobs = pgTable('jobs', {
   lastError: text('last_error'),
   createdAt: createdAt()
 }, table => [
-  index('jobs_claimable').on(table.queue, table.groupKey, table.id).where(sql`status <> 'dead'`),
+  // claims walk these in arrival order instead of sorting the backlog
+  index('jobs_claimable').on(table.queue, table.id).where(sql`status <> 'dead'`),
+  index('jobs_claimable_group').on(table.queue, table.groupKey, table.id).where(sql`status <> 'dead' and group_key is not null`),
   index('jobs_dead').on(table.queue, table.createdAt).where(sql`status = 'dead'`)
 ])

@@ -12,5 +12,6 @@ CREATE TABLE "jobs" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX "jobs_claimable" ON "jobs" USING btree ("queue","group_key","id") WHERE status <> 'dead';--> statement-breakpoint
+CREATE INDEX "jobs_claimable" ON "jobs" USING btree ("queue","id") WHERE status <> 'dead';--> statement-breakpoint
+CREATE INDEX "jobs_claimable_group" ON "jobs" USING btree ("queue","group_key","id") WHERE status <> 'dead' and group_key is not null;--> statement-breakpoint
 CREATE INDEX "jobs_dead" ON "jobs" USING btree ("queue","created_at") WHERE status = 'dead';

@@ -3,7 +3,7 @@ import { clientGone } from '../src/dispatch/client-gone.js'
 import { preferFieldsOverAliases } from '../src/messages/aliases.js'
 import { composeMessage } from '../src/messages/compose.js'
 import { pendingMessage } from '../src/messages/payload.js'
-import { ErrorEnvelopeSchema, IdempotencyHeadersSchema, SendMessageBodySchema, SendMessageOkSchema } from '../src/messages/schemas.js'
+import { IdempotencyHeadersSchema, SendMessageBodySchema, SendResponses } from '../src/messages/schemas.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
 
 /** POST /api/messages.php (SPEC.md 4, CONTRACT.md 2): 401 → 429 → 403 → 409 come from the hooks that route config switches on, then the body. */
@@ -19,7 +19,7 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
       headers: IdempotencyHeadersSchema,
       consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
       body: SendMessageBodySchema,
-      response: { 200: SendMessageOkSchema, '4xx': ErrorEnvelopeSchema, '5xx': ErrorEnvelopeSchema }
+      response: SendResponses
     },
     schemaErrorFormatter: bodyValidationError,
     preValidation: preferFieldsOverAliases

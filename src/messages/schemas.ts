@@ -92,3 +92,12 @@ export const ErrorEnvelopeSchema = Type.Object({
 export const IdempotencyHeadersSchema = Type.Object({
   'idempotency-key': Type.Optional(Type.String({ description: 'Idempotency-Key: 1–255 printable ASCII characters (a quoted structured-field string is accepted). A retry with the same key and the same message gets the stored answer for 24 h.' }))
 })
+
+const REPLAYED = Type.String({ description: "'true' when the answer is the stored answer of an earlier request with the same Idempotency-Key." })
+
+/** The send's answers as /docs lists them: the replay header beside each schema (@fastify/swagger reads `headers`). */
+export const SendResponses = {
+  200: { ...SendMessageOkSchema, headers: { 'Idempotent-Replayed': REPLAYED } },
+  '4xx': { ...ErrorEnvelopeSchema, description: '401, 403, 409 (no_active_connection; idempotency_in_progress with Retry-After), 413, 415, 422 (invalid_request; idempotency_mismatch), 429', headers: { 'Retry-After': Type.String() } },
+  '5xx': { ...ErrorEnvelopeSchema, description: '502 upstream_error / upstream_timeout / upstream_unavailable; 503 with Retry-After', headers: { 'Idempotent-Replayed': REPLAYED, 'Retry-After': Type.String() } }
+}

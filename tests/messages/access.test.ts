@@ -188,6 +188,7 @@ describe('POST /api/messages.php: who may send (401, 403, 409) and in which orde
     expect(Object.keys(document.paths)).toEqual(['/api/messages.php'])
     expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'idempotency-key' })]))
     expect(operation.responses['200'].content['application/json'].schema.required).toEqual(expect.arrayContaining(['id', 'wamid']))
+    expect(Object.keys(operation.responses['200'].headers)).toEqual(['Idempotent-Replayed'])
     const read = document.paths['/api/messages.php'].get
     expect(read.parameters.map((parameter: { name: string }) => parameter.name).sort())
       .toEqual(['client_reference', 'cursor', 'id', 'limit', 'since', 'status', 'to', 'wamid'])

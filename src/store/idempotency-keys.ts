@@ -25,20 +25,18 @@ export interface HeldKey {
   record: MessageRecord
 }
 
-type Writer = Pick<Database, 'insert'>
-
 /**
- * Takes the keys of a batch of records about to be created, inside the caller's transaction; answers
- * the ids of the records whose key was taken. A key held and not expired stays with its holder; one
- * expired but not yet swept is taken over. Within a batch the first claim of a key wins.
+ * The statement that takes the keys of a batch of records about to be created (see keyed-insert.ts,
+ * which runs it with the records' insert): it returns the ids of the records whose key was taken. A
+ * key held and not expired stays with its holder; one expired but not yet swept is taken over.
+ * Within a batch the first claim of a key wins.
  */
-export async function claimKeys (tx: Writer, claims: KeyClaim[]): Promise<Set<string>> {
+export function claimKeys (db: Database, claims: KeyClaim[]) {
   const first = new Map<string, KeyClaim>()
   for (const claim of claims) if (!first.has(`${claim.workspaceId}\n${claim.key}`)) first.set(`${claim.workspaceId}\n${claim.key}`, claim)
   // one order for every process, so two batches sharing keys lock them in the same order
   const rows = [...first.values()].sort((a, b) => a.workspaceId.localeCompare(b.workspaceId) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-  if (rows.length === 0) return new Set()
-  const taken = await tx.insert(idempotencyKeys).values(rows.map(claim => ({
+  return db.insert(idempotencyKeys).values(rows.map(claim => ({
     workspaceId: claim.workspaceId,
     key: claim.key,
     fingerprint: claim.fingerprint,
@@ -57,7 +55,6 @@ export async function claimKeys (tx: Writer, claims: KeyClaim[]): Promise<Set<st
     },
     setWhere: lte(idempotencyKeys.expiresAt, sql`now()`)
   }).returning({ messageId: idempotencyKeys.messageId })
-  return new Set(taken.map(row => row.messageId))
 }
 
 export function idempotencyKeyStore (db: Database) {

@@ -2,7 +2,7 @@ import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { messages, type MessageStatus } from '../../db/schema.js'
 import { createBatcher } from './batcher.js'
-import { claimKeys } from './idempotency-keys.js'
+import { insertWithKeys } from './keyed-insert.js'
 
 export type MessageRecord = typeof messages.$inferSelect
 export type PendingMessage = Pick<typeof messages.$inferInsert, 'id' | 'workspaceId' | 'apiKeyId' | 'phoneNumberId' | 'recipient' | 'type' | 'payload' | 'dispatcherId' | 'clientReference'> & { id: string }
@@ -22,25 +22,17 @@ interface Failed { id: string, errorCode: string, errorText: string, attempts: n
 const MAX_BATCH = 100
 
 export function messageStore (db: Database) {
-  async function insertRows (writer: Pick<Database, 'insert'>, batch: PendingInsert[]): Promise<Map<string, MessageRecord>> {
-    if (batch.length === 0) return new Map()
-    const rows = await writer.insert(messages).values(batch.map(({ take, ...message }) => ({ ...message, idempotencyKey: take?.key, status: 'pending' as const }))).returning()
-    // RETURNING promises no order
-    return new Map(rows.map(row => [row.id, row]))
-  }
-
-  // A record and its Idempotency-Key commit together: no key without its record, no keyed record without its key.
+  // A record and its Idempotency-Key commit together (keyed-insert.ts); a record whose key is held by another is null.
   const insertPending = createBatcher(async (batch: PendingInsert[]): Promise<Array<MessageRecord | null>> => {
-    if (!batch.some(message => message.take)) {
-      const byId = await insertRows(db, batch)
-      // a row missing here fails the batcher's count check
-      return batch.map(message => byId.get(message.id)).filter(row => row !== undefined)
+    let byId: Map<string, MessageRecord>
+    if (batch.some(message => message.take)) {
+      byId = await insertWithKeys(db, batch)
+    } else {
+      const rows = await db.insert(messages).values(batch.map(message => ({ ...message, status: 'pending' as const }))).returning()
+      byId = new Map(rows.map(row => [row.id, row]))
     }
-    return await db.transaction(async tx => {
-      const taken = await claimKeys(tx, batch.filter(message => message.take).map(message => ({ workspaceId: message.workspaceId, messageId: message.id, ...message.take! })))
-      const byId = await insertRows(tx, batch.filter(message => !message.take || taken.has(message.id)))
-      return batch.map(message => byId.get(message.id) ?? (message.take && !taken.has(message.id) ? null : undefined)).filter(row => row !== undefined)
-    })
+    // RETURNING promises no order; a row missing here fails the batcher's count check
+    return batch.map(message => byId.get(message.id) ?? (message.take ? null : undefined)).filter(row => row !== undefined)
   }, { maxBatch: MAX_BATCH })
 
   const updateSent = createBatcher(async (batch: Sent[]) => {

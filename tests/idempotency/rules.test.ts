@@ -151,3 +151,28 @@ describe('Idempotency-Key expiry', () => {
     expect(second.json().id).not.toBe(first.json().id)
   })
 })
+
+describe('Idempotency-Key and queue_full', () => {
+  let gateway: TestGateway
+  let workspace: ConnectedWorkspace
+
+  beforeAll(async () => {
+    gateway = await startGateway({ env: { THROUGHPUT_MPS: '1', QUEUE_LIMIT: '1', RATE_LIMIT_MAX: '100000' } })
+    workspace = await connectedWorkspace(gateway)
+  })
+  afterAll(async () => { await gateway.close() })
+
+  it('keeps no queue_full answer: the same key later runs afresh and sends', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, async (_, index) =>
+      await sendJson(gateway, workspace.authorization, { to: `155566800${index}`, body: 'Hi' }, { 'idempotency-key': `full-${index}` })))
+    const full = answers.map((answer, index) => ({ answer, index })).filter(({ answer }) => answer.statusCode === 503)
+    expect(full.length).toBeGreaterThan(0)
+    for (const { answer } of full) expect(expectEnvelope(answer, 503, 'queue_full').id).toMatch(/^msg_/)
+    for (const { index } of full) {
+      const retry = await sendJson(gateway, workspace.authorization, { to: `155566800${index}`, body: 'Hi' }, { 'idempotency-key': `full-${index}` })
+      expect(retry.statusCode).toBe(200)
+      expect(retry.headers['idempotent-replayed']).toBeUndefined()
+      expect(upstreamRequestsTo(gateway, `155566800${index}`)).toBe(1)
+    }
+  })
+})

@@ -43,10 +43,11 @@ export default fp(async function idempotency (app) {
   async function keepAnswer (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const state = request.idempotency
     if (!state?.messageId || state.replayed || typeof payload !== 'string') return payload
+    const held = { workspaceId: request.apiKey.workspaceId, key: state.key, messageId: state.messageId }
     try {
       // queue_full created nothing the client must keep (CONTRACT.md 8): the key is free again
-      if (reply.statusCode === 503 && payload.includes('"code":"queue_full"')) await keys.release(state.messageId)
-      else await keys.saveAnswer(state.messageId, { status: reply.statusCode, headers: keptHeaders(reply), body: payload })
+      if (reply.statusCode === 503 && payload.includes('"code":"queue_full"')) await keys.release(held)
+      else await keys.saveAnswer(held, { status: reply.statusCode, headers: keptHeaders(reply), body: payload })
     } catch (error) {
       // a repeat then answers from the record itself
       request.log.warn({ err: error, messageId: state.messageId }, 'could not store the answer of an idempotency key')
@@ -84,7 +85,7 @@ export default fp(async function idempotency (app) {
     // The first request has not answered yet, or died first. A dead process's record is marked
     // interrupted once its lease runs out (src/dispatch/lease.ts), so a key is not 409 for ever.
     if (IN_FLIGHT.has(held.record.status)) throw idempotencyInProgress()
-    await keys.saveAnswer(held.record.id, answerFromRecord(held.record))
+    await keys.saveAnswer({ workspaceId, key, messageId: held.record.id }, answerFromRecord(held.record))
     return (await keys.held(workspaceId, key))?.answer ?? answerFromRecord(held.record)
   }
 

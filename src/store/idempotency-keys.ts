@@ -19,6 +19,9 @@ export interface StoredAnswer {
   body: string
 }
 
+/** A key and the record it was taken for: answers are written by primary key, and only while the key is still that record's. */
+export interface KeyOf { workspaceId: string, key: string, messageId: string }
+
 export interface HeldKey {
   fingerprint: string
   answer: StoredAnswer | undefined
@@ -59,13 +62,14 @@ export function claimKeys (db: Database, claims: KeyClaim[]) {
 
 export function idempotencyKeyStore (db: Database) {
   // the answer is written before it is sent, on every keyed send: shared like the record's own writes
-  const saveAnswers = createBatcher(async (batch: Array<{ messageId: string, answer: StoredAnswer }>) => {
-    const rows = batch.map(({ messageId, answer }) =>
-      sql`(${messageId}::text, ${answer.status}::int, ${JSON.stringify(answer.headers)}::jsonb, ${answer.body}::text)`)
+  const saveAnswers = createBatcher(async (batch: Array<{ held: KeyOf, answer: StoredAnswer }>) => {
+    const rows = batch.map(({ held, answer }) =>
+      sql`(${held.workspaceId}::text, ${held.key}::text, ${held.messageId}::text, ${answer.status}::int, ${JSON.stringify(answer.headers)}::jsonb, ${answer.body}::text)`)
     await db.update(idempotencyKeys)
       .set({ responseStatus: sql`v.status`, responseHeaders: sql`v.headers`, responseBody: sql`v.body` })
-      .from(sql`(values ${sql.join(rows, sql`, `)}) as v(message_id, status, headers, body)`)
-      .where(and(eq(idempotencyKeys.messageId, sql`v.message_id`), isNull(idempotencyKeys.responseStatus)))
+      .from(sql`(values ${sql.join(rows, sql`, `)}) as v(workspace_id, key, message_id, status, headers, body)`)
+      .where(and(eq(idempotencyKeys.workspaceId, sql`v.workspace_id`), eq(idempotencyKeys.key, sql`v.key`),
+        eq(idempotencyKeys.messageId, sql`v.message_id`), isNull(idempotencyKeys.responseStatus)))
     return batch.map(() => undefined)
   }, { maxBatch: 100 })
 
@@ -82,13 +86,13 @@ export function idempotencyKeyStore (db: Database) {
     },
 
     /** Keeps the answer of the key that created this record; a first answer is never replaced. */
-    async saveAnswer (messageId: string, answer: StoredAnswer): Promise<void> {
-      await saveAnswers({ messageId, answer })
+    async saveAnswer (held: KeyOf, answer: StoredAnswer): Promise<void> {
+      await saveAnswers({ held, answer })
     },
 
     /** The record's answer created nothing the client must keep (queue_full): a retry with the key runs afresh. */
-    async release (messageId: string): Promise<void> {
-      await db.delete(idempotencyKeys).where(eq(idempotencyKeys.messageId, messageId))
+    async release (held: KeyOf): Promise<void> {
+      await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.workspaceId, held.workspaceId), eq(idempotencyKeys.key, held.key), eq(idempotencyKeys.messageId, held.messageId)))
     },
 
     /** Deletes up to `limit` expired keys; answers how many. */

@@ -43,6 +43,9 @@ export default fp(async function idempotency (app) {
   async function keepAnswer (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const state = request.idempotency
     if (!state?.messageId || state.replayed || typeof payload !== 'string') return payload
+    // A 200 is its record's id and wamid, which never change: answerFromRecord rebuilds it byte for
+    // byte, so keeping it would only add a commit to every keyed send.
+    if (reply.statusCode === 200) return payload
     const held = { workspaceId: request.apiKey.workspaceId, key: state.key, messageId: state.messageId }
     try {
       // queue_full created nothing the client must keep (CONTRACT.md 8): the key is free again
@@ -85,8 +88,11 @@ export default fp(async function idempotency (app) {
     // The first request has not answered yet, or died first. A dead process's record is marked
     // interrupted once its lease runs out (src/dispatch/lease.ts), so a key is not 409 for ever.
     if (IN_FLIGHT.has(held.record.status)) throw idempotencyInProgress()
-    await keys.saveAnswer({ workspaceId, key, messageId: held.record.id }, answerFromRecord(held.record))
-    return (await keys.held(workspaceId, key))?.answer ?? answerFromRecord(held.record)
+    const answer = answerFromRecord(held.record)
+    if (answer.status === 200) return answer
+    // a failure can still turn out sent (a late webhook): the first answer derived is the one kept
+    await keys.saveAnswer({ workspaceId, key, messageId: held.record.id }, answer)
+    return (await keys.held(workspaceId, key))?.answer ?? answer
   }
 
   const sweeper = setInterval(function sweepExpiredKeys () {

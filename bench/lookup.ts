@@ -138,7 +138,7 @@ export async function benchLookup (): Promise<string> {
       sendRows.push([String(concurrency), rate(plain), p50(plain), rate(keyed), p50(keyed), rate(keyed) / rate(plain)])
     }
     return `Reads: ${READS} sequential GETs per row and workspace over HTTP (undici, one connection, the two workspaces alternating), gateway on PostgreSQL; ${ROWS.toLocaleString('en')} messages ` +
-      `(and as many delivered events) in one workspace, ${SMALL.toLocaleString('en')} in another of the same database (seeded in ${seedSeconds.toFixed(0)} s)\n\n` +
+      `(and a delivered event for each one sent) in one workspace, ${SMALL.toLocaleString('en')} in another of the same database (seeded in ${seedSeconds.toFixed(0)} s)\n\n` +
       table(['read', `${SMALL} msgs p50 ms`, 'p95 ms', `${ROWS / 1e6}M msgs p50 ms`, 'p95 ms', 'p99 ms', 'p50 ratio'], rows) +
       `\n\nSends on the same gateway, upstream answering at once: ${ROUNDS} rounds of ${SEND_MS / 1000} s without a key then ${SEND_MS / 1000} s with one (mean rate, median of the rounds' p50)\n\n` +
       table(['concurrency', 'no key sends/s', 'p50 ms', 'Idempotency-Key sends/s', 'p50 ms', 'ratio'], sendRows)

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { bigint, boolean, customType, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
 const id = () => text('id').primaryKey()
 // postgres.js reads bytea as a Buffer, PGlite as a Uint8Array: callers get a Buffer either way.
@@ -83,7 +83,8 @@ export const templates = pgTable('templates', {
   index('templates_waba_name').on(table.wabaId, table.name)
 ])
 
-export const MESSAGE_STATUSES = ['pending', 'sent', 'delivered', 'read', 'failed'] as const
+/** Every status a log record can have, in one place: the API's `status` filter and the dashboard's list accept each (queued and sending: CONTRACT.md 9). */
+export const MESSAGE_STATUSES = ['queued', 'sending', 'pending', 'sent', 'delivered', 'read', 'failed'] as const
 export type MessageStatus = typeof MESSAGE_STATUSES[number]
 
 export const messages = pgTable('messages', {
@@ -103,11 +104,21 @@ export const messages = pgTable('messages', {
   pricingCategory: text('pricing_category'),
   /** the process dispatching a pending record: see src/dispatch leases */
   dispatcherId: text('dispatcher_id'),
+  /** the caller's own reference, returned and filterable (CONTRACT.md 7) */
+  clientReference: text('client_reference'),
+  /** the Idempotency-Key that created the record; kept after the key itself expires, for the dashboard */
+  idempotencyKey: text('idempotency_key'),
+  /** when our dispatch ended sent or failed: the record's own steps in its history (the webhook events have theirs) */
+  sentAt: timestamp('sent_at', { withTimezone: true }),
+  failedAt: timestamp('failed_at', { withTimezone: true }),
   createdAt: createdAt(),
   updatedAt: updatedAt()
 }, table => [
-  index('messages_workspace_created').on(table.workspaceId, table.createdAt),
-  index('messages_workspace_status_created').on(table.workspaceId, table.status, table.createdAt),
+  // each list filter has its index, ending in (created_at, id): the keyset of GET /api/messages.php
+  index('messages_workspace_created').on(table.workspaceId, table.createdAt, table.id),
+  index('messages_workspace_status_created').on(table.workspaceId, table.status, table.createdAt, table.id),
+  index('messages_workspace_recipient_created').on(table.workspaceId, table.recipient, table.createdAt, table.id),
+  index('messages_workspace_client_reference_created').on(table.workspaceId, table.clientReference, table.createdAt, table.id).where(sql`client_reference is not null`),
   index('messages_pending_dispatcher').on(table.dispatcherId).where(sql`status = 'pending'`)
 ])
 
@@ -139,6 +150,26 @@ export const inboundMessages = pgTable('inbound_messages', {
   receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
   createdAt: createdAt()
 }, table => [index('inbound_messages_workspace_received').on(table.workspaceId, table.receivedAt)])
+
+/**
+ * Idempotency-Key (CONTRACT.md 8): taken in the transaction that creates its log record, so no FK to
+ * messages (the key row is written first); holds the answer given, replayed until expires_at.
+ */
+export const idempotencyKeys = pgTable('idempotency_keys', {
+  workspaceId: text('workspace_id').notNull(),
+  key: text('key').notNull(),
+  /** SHA-256 of the normalised message: see src/messages/fingerprint.ts */
+  fingerprint: text('fingerprint').notNull(),
+  messageId: text('message_id').notNull(),
+  responseStatus: integer('response_status'),
+  responseHeaders: jsonb('response_headers').$type<Record<string, string>>(),
+  responseBody: text('response_body'),
+  createdAt: createdAt(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull()
+}, table => [
+  primaryKey({ columns: [table.workspaceId, table.key] }),
+  index('idempotency_keys_expires').on(table.expiresAt)
+])
 
 /** Process-wide values every process shares, such as the generated webhook verify token. */
 export const settings = pgTable('settings', {

@@ -3,28 +3,31 @@ import { clientGone } from '../src/dispatch/client-gone.js'
 import { preferFieldsOverAliases } from '../src/messages/aliases.js'
 import { composeMessage } from '../src/messages/compose.js'
 import { pendingMessage } from '../src/messages/payload.js'
-import { ErrorEnvelopeSchema, SendMessageBodySchema, SendMessageOkSchema } from '../src/messages/schemas.js'
+import { IdempotencyHeadersSchema, SendMessageBodySchema, SendResponses } from '../src/messages/schemas.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
 
 /** POST /api/messages.php (SPEC.md 4, CONTRACT.md 2): 401 → 429 → 403 → 409 come from the hooks that route config switches on, then the body. */
 const messages: FastifyPluginAsyncTypebox = async function (app) {
   app.post('/api/messages.php', {
-    config: { auth: 'apiKey', rateLimit: {}, plan: ['growth', 'scale'], sender: true },
+    config: { auth: 'apiKey', rateLimit: {}, plan: ['growth', 'scale'], sender: true, idempotency: true },
     schema: {
       tags: ['messages'],
       summary: 'Send one message through the connected number',
-      description: 'Body as JSON or form fields (nested keys as PHP writes them; components and interactive may be a JSON string). Requires the Growth or Scale plan.',
+      description: 'Body as JSON or form fields (nested keys as PHP writes them; components and interactive may be a JSON string). Requires the Growth or Scale plan. ' +
+        'With an Idempotency-Key, a retry gets the first answer again (header Idempotent-Replayed: true) and nothing is sent twice.',
       security: [{ apiKey: [] }],
+      headers: IdempotencyHeadersSchema,
       consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
       body: SendMessageBodySchema,
-      response: { 200: SendMessageOkSchema, '4xx': ErrorEnvelopeSchema, '5xx': ErrorEnvelopeSchema }
+      response: SendResponses
     },
     schemaErrorFormatter: bodyValidationError,
     preValidation: preferFieldsOverAliases
   }, async function sendMessage (request, reply) {
     const { apiKey, sender } = request
     const message = await composeMessage(request.body, name => app.templates.byName(apiKey.workspaceId, name))
-    const record = await app.messages.createPending({ ...pendingMessage(message, apiKey, sender), dispatcherId: app.dispatcherId })
+    const record = await app.logSend(request, reply, { ...pendingMessage(message, apiKey, sender, request.body.client_reference), dispatcherId: app.dispatcherId })
+    if (!record) return reply // answered from its Idempotency-Key
     const { wamid } = await app.dispatch(record, {
       connection: request.activeConnection.connection,
       throughputLevel: sender.throughputLevel,
@@ -32,7 +35,7 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
       deadline: Date.now() - reply.elapsedTime + app.config.DISPATCH_DEADLINE_MS,
       signal: clientGone(reply)
     })
-    return { ok: true as const, wamid, status: 'sent' as const }
+    return { ok: true as const, id: record.id, wamid, status: 'sent' as const }
   })
 }
 

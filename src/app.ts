@@ -7,6 +7,7 @@ import csrfPlugin from '../plugins/csrf.js'
 import dbPlugin from '../plugins/db.js'
 import dispatchPlugin from '../plugins/dispatch.js'
 import docsPlugin from '../plugins/docs.js'
+import idempotencyPlugin from '../plugins/idempotency.js'
 import pacerPlugin from '../plugins/pacer.js'
 import planPlugin from '../plugins/plan.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
@@ -18,6 +19,7 @@ import upstreamPlugin from '../plugins/upstream.js'
 import workPlugin from '../plugins/work.js'
 import dashboardRoutes from '../routes/dashboard/index.js'
 import healthRoutes from '../routes/health.js'
+import messageReadRoutes from '../routes/message-reads.js'
 import messageRoutes from '../routes/messages.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
@@ -63,12 +65,15 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(authPlugin)
   await app.register(planPlugin)
   await app.register(senderPlugin)
+  // then the Idempotency-Key (422 when malformed), taken with the log record
+  await app.register(idempotencyPlugin)
 
   await app.register(healthRoutes)
   await app.register(webhookRoutes)
   await app.register(async function api (api) {
     await api.register(bodyParsersPlugin)
     await api.register(messageRoutes)
+    await api.register(messageReadRoutes)
   })
   await app.register(async function dashboard (dashboard) {
     await dashboard.register(formbody)

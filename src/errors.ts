@@ -4,10 +4,15 @@ export class AppError extends Error {
     readonly statusCode: number,
     readonly code: string,
     message: string,
-    readonly extra: { field?: string, upstream?: { code: number | string | null, message: string }, retryAfterSeconds?: number, allow?: string } = {}
+    readonly extra: { field?: string, upstream?: { code: number | string | null, message: string }, retryAfterSeconds?: number, allow?: string, id?: string } = {}
   ) {
     super(message)
   }
+}
+
+/** The error of a send that created a log record names the record (CONTRACT.md 7). */
+export function withRecordId (error: unknown, id: string): unknown {
+  return error instanceof AppError ? new AppError(error.statusCode, error.code, error.message, { ...error.extra, id }) : error
 }
 
 export const unauthorized = (message = 'API key missing, invalid or revoked') => new AppError(401, 'unauthorized', message)
@@ -25,3 +30,7 @@ export const rateLimited = (retryAfterSeconds: number) =>
   new AppError(429, 'rate_limited', `Too many requests; retry in ${retryAfterSeconds} s`, { retryAfterSeconds })
 export const serviceUnavailable = (code: 'dispatch_timeout' | 'queue_full' | 'not_ready', message: string, retryAfterSeconds = 1) =>
   new AppError(503, code, message, { retryAfterSeconds })
+export const idempotencyMismatch = () =>
+  new AppError(422, 'idempotency_mismatch', 'This Idempotency-Key was used with a different message; use a new key for a new message')
+export const idempotencyInProgress = () =>
+  new AppError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly', { retryAfterSeconds: 1 })

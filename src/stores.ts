@@ -1,7 +1,9 @@
 import type { Database } from '../db/client.js'
 import { apiKeyStore } from './store/api-keys.js'
 import { connectionStore } from './store/connections.js'
+import { idempotencyKeyStore } from './store/idempotency-keys.js'
 import { inboundStore } from './store/inbound.js'
+import { messageReads } from './store/message-reads.js'
 import { messageSearch } from './store/message-search.js'
 import { messageStore } from './store/messages.js'
 import { readCache } from './store/read-cache.js'
@@ -25,10 +27,12 @@ export function createStores (db: Database) {
     templates: templateStore(db),
     statusEvents: statusEventStore(db),
     messages: messageStore(db),
+    idempotencyKeys: idempotencyKeyStore(db),
     inbound: inboundStore(db),
     users: userStore(db),
     sessions: sessionStore(db),
-    messageSearch: messageSearch(db)
+    messageSearch: messageSearch(db),
+    messageReads: messageReads(db)
   }
 }
 

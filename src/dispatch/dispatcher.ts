@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { TokenCipher } from '../crypto/token-cipher.js'
 import { throughputOf } from '../pacer/throughput.js'
+import { withRecordId } from '../errors.js'
 import type { Pacer } from '../pacer/types.js'
 import type { Connection } from '../store/connections.js'
 import type { MessageRecord, MessageStore } from '../store/messages.js'
@@ -71,6 +72,6 @@ export function createDispatcher (deps: DispatchDeps): Dispatch {
     const failure = abandoned ? abandonedFailure() : dispatchFailure(outcome.error)
     await deps.messages.markFailed(record.id, { errorCode: failure.errorCode, errorText: failure.errorText, attempts: outcome.attempts })
     deps.log.warn({ messageId: record.id, errorCode: failure.errorCode, attempts: outcome.attempts, error: failure.errorText }, 'message failed')
-    throw failure.response
+    throw withRecordId(failure.response, record.id)
   }
 }

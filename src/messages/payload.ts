@@ -5,7 +5,7 @@ import { newId } from '../store/ids.js'
 import type { ComposedMessage } from './compose.js'
 
 /** The log record of a send, with the upstream payload it will carry; its id is known before anything is sent. */
-export function pendingMessage (message: ComposedMessage, key: VerifiedKey, sender: PhoneNumber): PendingMessage {
+export function pendingMessage (message: ComposedMessage, key: VerifiedKey, sender: PhoneNumber, clientReference?: string): PendingMessage {
   const id = newId('msg')
   return {
     id,
@@ -14,7 +14,8 @@ export function pendingMessage (message: ComposedMessage, key: VerifiedKey, send
     phoneNumberId: sender.phoneNumberId,
     recipient: message.to,
     type: message.type,
-    payload: upstreamPayload(message, id)
+    payload: upstreamPayload(message, id),
+    clientReference: clientReference ?? null
   }
 }
 

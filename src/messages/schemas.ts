@@ -7,12 +7,14 @@ export type MediaType = typeof MEDIA_TYPES[number]
 export const INTERACTIVE_TYPES = ['button', 'list', 'cta_url', 'flow', 'location_request_message', 'product', 'product_list', 'catalog_message'] as const
 
 // Each pattern with the sentence a validation error uses for it (see validation-errors.ts).
-const PHONE = '^\\+?[1-9][0-9]{6,14}$'
+export const PHONE = '^\\+?[1-9][0-9]{6,14}$'
 const NOT_BLANK = '\\S'
 const TEMPLATE_NAME = '^[a-z0-9_]{1,512}$'
 const LANGUAGE = '^[a-z]{2,3}(_[A-Z]{2})?$'
 const HTTP_URL = '^[hH][tT][tT][pP][sS]?://[^\\s/?#]+[^\\s]*$'
 const WAMID = '^wamid\\.\\S+$'
+export const ISO_DATE_TIME = '^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+ -][0-9]{2}:[0-9]{2}))?$'
+export const PAGE_LIMIT = '^(100|[1-9][0-9]?)$'
 
 export const PATTERN_RULES: Record<string, string> = {
   [PHONE]: 'must be a phone number in international format: an optional +, then 7 to 15 digits, the first not 0',
@@ -20,11 +22,13 @@ export const PATTERN_RULES: Record<string, string> = {
   [TEMPLATE_NAME]: 'must be a template name: lowercase letters, digits and underscores',
   [LANGUAGE]: 'must be a language code such as en, en_US or pt_BR',
   [HTTP_URL]: 'must be an absolute http(s) URL',
-  [WAMID]: 'must be a message id starting with wamid.'
+  [WAMID]: 'must be a message id starting with wamid.',
+  [ISO_DATE_TIME]: 'must be an ISO 8601 date or date-time with its offset, such as 2026-01-31T12:00:00Z',
+  [PAGE_LIMIT]: 'must be a whole number from 1 to 100'
 }
 
 /** A string enum as JSON Schema `enum`: one clear error ("must be one of …") where a union of literals gives one per member. */
-function StringEnum<const Values extends readonly string[]> (values: Values, options: SchemaOptions = {}) {
+export function StringEnum<const Values extends readonly string[]> (values: Values, options: SchemaOptions = {}) {
   return Type.Unsafe<Values[number]>({ type: 'string', enum: [...values], ...options })
 }
 
@@ -59,13 +63,15 @@ export const SendMessageBodySchema = Type.Object({
   filename: Type.Optional(Type.String({ minLength: 1, maxLength: 240, description: 'document only: the file name shown.' })),
   interactive: Type.Optional(Type.Object({ type: StringEnum(INTERACTIVE_TYPES) }, { description: 'The upstream interactive object (type interactive). In a form: nested keys or a JSON string.' })),
   phone_number_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Sending number; omitted → the workspace's first connected number." })),
-  reply_to: Type.Optional(Type.String({ pattern: WAMID, maxLength: 256, description: 'wamid of the message this one replies to.' }))
+  reply_to: Type.Optional(Type.String({ pattern: WAMID, maxLength: 256, description: 'wamid of the message this one replies to.' })),
+  client_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Your own reference (an order id, …): stored, returned and filterable with GET ?client_reference=.' }))
 })
 
 export type SendMessageBody = Static<typeof SendMessageBodySchema>
 
 export const SendMessageOkSchema = Type.Object({
   ok: Type.Literal(true),
+  id: Type.String({ description: 'The log record: GET /api/messages.php?id= reads it back.' }),
   wamid: Type.String({ description: 'Upstream message id, starting with wamid.' }),
   status: Type.Literal('sent')
 })
@@ -75,8 +81,23 @@ export const ErrorEnvelopeSchema = Type.Object({
   error: Type.String(),
   code: Type.String(),
   field: Type.Optional(Type.String({ description: 'The request field at fault (422).' })),
+  id: Type.Optional(Type.String({ description: 'The log record this request created (502, 503 after a record).' })),
   upstream: Type.Optional(Type.Object({
     code: Type.Union([Type.Integer(), Type.String(), Type.Null()]),
     message: Type.String()
   }, { description: "The upstream's error (502)." }))
 })
+
+/** Documented for /docs; the value is checked by src/idempotency/header.ts, so a bad key is a 422 naming the header. */
+export const IdempotencyHeadersSchema = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: 'Idempotency-Key: 1–255 printable ASCII characters (a quoted structured-field string is accepted). A retry with the same key and the same message gets the stored answer for 24 h.' }))
+})
+
+const REPLAYED = Type.String({ description: "'true' when the answer is the stored answer of an earlier request with the same Idempotency-Key." })
+
+/** The send's answers as /docs lists them: the replay header beside each schema (@fastify/swagger reads `headers`). */
+export const SendResponses = {
+  200: { ...SendMessageOkSchema, headers: { 'Idempotent-Replayed': REPLAYED } },
+  '4xx': { ...ErrorEnvelopeSchema, description: '401, 403, 409 (no_active_connection; idempotency_in_progress with Retry-After), 413, 415, 422 (invalid_request; idempotency_mismatch), 429', headers: { 'Retry-After': Type.String() } },
+  '5xx': { ...ErrorEnvelopeSchema, description: '502 upstream_error / upstream_timeout / upstream_unavailable; 503 with Retry-After', headers: { 'Idempotent-Replayed': REPLAYED, 'Retry-After': Type.String() } }
+}

@@ -12,10 +12,14 @@ interface BannerInput {
   dataDir: string
 }
 
+/** The sandbox's sends carry it, so the printed status lookup finds them. */
+export const SANDBOX_REFERENCE = 'sandbox-hello'
+
 /** What a newcomer needs to send a first message, printed once the sandbox is ready. */
 export function printBanner (input: BannerInput): void {
   const numbers = input.connection.phone_numbers.map(number => `${number.phone_number_id} (${number.display_phone_number})`).join(', ')
-  const curl = `curl -s ${input.baseUrl}/api/messages.php \\\n  -H 'Authorization: Bearer ${input.secret}' \\\n  -H 'Content-Type: application/json' \\\n  -d '{"to":"15551234567","body":"Hello from Outbound"}'`
+  const curl = `curl -s ${input.baseUrl}/api/messages.php \\\n  -H 'Authorization: Bearer ${input.secret}' \\\n  -H 'Content-Type: application/json' \\\n  -d '{"to":"15551234567","body":"Hello from Outbound","client_reference":"${SANDBOX_REFERENCE}"}'`
+  const lookup = `curl -s '${input.baseUrl}/api/messages.php?client_reference=${SANDBOX_REFERENCE}' \\\n  -H 'Authorization: Bearer ${input.secret}'`
   const magic = Object.entries(input.magic).map(([to, recipient]) => `  ${to}  ${recipient.description}`).join('\n')
   console.log(`
 Outbound sandbox is ready: ${input.baseUrl}  (upstream: built-in emulator at ${input.emulatorUrl})
@@ -28,6 +32,10 @@ Templates   ${input.connection.templates} synced; webhook registered: ${input.co
 Send a message:
 
 ${curl}
+
+Read its status back (sent, then delivered, then read); ?id=<the id the send answered> adds its whole history:
+
+${lookup}
 
 Recipients that fail on purpose:
 ${magic}

@@ -16,7 +16,7 @@ const leaseEnd = (leaseMs: number) => sql`now() + ${leaseMs}::integer * interval
 export function dispatcherStore (db: Database) {
   async function interrupt (where: SQL): Promise<number> {
     const rows = await db.update(messages)
-      .set({ status: 'failed', errorCode: 'interrupted', errorText: INTERRUPTED_TEXT, updatedAt: new Date() })
+      .set({ status: 'failed', errorCode: 'interrupted', errorText: INTERRUPTED_TEXT, failedAt: sql`now()`, updatedAt: new Date() })
       .where(and(eq(messages.status, 'pending'), where))
       .returning({ id: messages.id })
     return rows.length

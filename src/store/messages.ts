@@ -2,9 +2,13 @@ import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { messages, type MessageStatus } from '../../db/schema.js'
 import { createBatcher } from './batcher.js'
+import { insertWithKeys } from './keyed-insert.js'
 
 export type MessageRecord = typeof messages.$inferSelect
-export type PendingMessage = Pick<typeof messages.$inferInsert, 'id' | 'workspaceId' | 'apiKeyId' | 'phoneNumberId' | 'recipient' | 'type' | 'payload' | 'dispatcherId'> & { id: string }
+export type PendingMessage = Pick<typeof messages.$inferInsert, 'id' | 'workspaceId' | 'apiKeyId' | 'phoneNumberId' | 'recipient' | 'type' | 'payload' | 'dispatcherId' | 'clientReference'> & { id: string }
+/** An Idempotency-Key to take with the record (CONTRACT.md 8). */
+export interface KeyToTake { key: string, fingerprint: string, ttlMs: number }
+type PendingInsert = PendingMessage & { take?: KeyToTake }
 
 // `interrupted` is a presumption made for a process that stopped answering; what a send actually
 // returns later (a slow process whose lease lapsed) replaces it.
@@ -18,11 +22,17 @@ interface Failed { id: string, errorCode: string, errorText: string, attempts: n
 const MAX_BATCH = 100
 
 export function messageStore (db: Database) {
-  const insertPending = createBatcher(async (batch: PendingMessage[]) => {
-    const rows = await db.insert(messages).values(batch.map(message => ({ ...message, status: 'pending' as const }))).returning()
-    // RETURNING promises no order; a row missing here fails the batcher's count check.
-    const byId = new Map(rows.map(row => [row.id, row]))
-    return batch.map(message => byId.get(message.id)).filter(row => row !== undefined)
+  // A record and its Idempotency-Key commit together (keyed-insert.ts); a record whose key is held by another is null.
+  const insertPending = createBatcher(async (batch: PendingInsert[]): Promise<Array<MessageRecord | null>> => {
+    let byId: Map<string, MessageRecord>
+    if (batch.some(message => message.take)) {
+      byId = await insertWithKeys(db, batch)
+    } else {
+      const rows = await db.insert(messages).values(batch.map(message => ({ ...message, status: 'pending' as const }))).returning()
+      byId = new Map(rows.map(row => [row.id, row]))
+    }
+    // RETURNING promises no order; a row missing here fails the batcher's count check
+    return batch.map(message => byId.get(message.id) ?? (message.take ? null : undefined)).filter(row => row !== undefined)
   }, { maxBatch: MAX_BATCH })
 
   const updateSent = createBatcher(async (batch: Sent[]) => {
@@ -32,6 +42,7 @@ export function messageStore (db: Database) {
       wamid: sql`v.wamid`,
       attempts: sql`v.attempts`,
       status: sql`case when ${messages.status} = 'pending' or ${presumedInterrupted} then 'sent' else ${messages.status} end`,
+      sentAt: sql`coalesce(${messages.sentAt}, v.updated_at)`,
       errorCode: sql`case when ${presumedInterrupted} then null else ${messages.errorCode} end`,
       errorText: sql`case when ${presumedInterrupted} then null else ${messages.errorText} end`,
       updatedAt: sql`v.updated_at`
@@ -44,6 +55,7 @@ export function messageStore (db: Database) {
       batch.map(row => sql`(${row.id}::text, ${row.errorCode}::text, ${row.errorText}::text, ${row.attempts}::int, ${row.updatedAt.toISOString()}::timestamptz)`))
     await db.update(messages).set({
       status: 'failed',
+      failedAt: sql`v.updated_at`,
       errorCode: sql`v.error_code`,
       errorText: sql`v.error_text`,
       attempts: sql`v.attempts`,
@@ -69,7 +81,12 @@ export function messageStore (db: Database) {
 
     /** The record of a send about to be attempted: written before anything goes upstream. */
     async createPending (message: PendingMessage): Promise<MessageRecord> {
-      return await insertPending(message)
+      return (await insertPending(message))!
+    },
+
+    /** createPending, taking the Idempotency-Key in the same transaction; null when another record holds the key. */
+    async createPendingWithKey (message: PendingMessage, take: KeyToTake): Promise<MessageRecord | null> {
+      return await insertPending({ ...message, take })
     },
 
     /** A status webhook may have moved the record on already (it is matched by id before the wamid is known): never move it back. */

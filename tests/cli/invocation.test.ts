@@ -44,7 +44,7 @@ describe('parseInvocation', () => {
     [['keys', 'revoke', 'key_1'], 'outbound keys revoke --id KEY_ID (unexpected argument "key_1")'],
     [['keys', 'revoke', '--id', 'a', '--id', 'b'], 'outbound keys revoke --id KEY_ID (--id given twice)'],
     [['keys', 'list', '--workspace', 'ws_1', '--', 'x'], 'outbound keys list --workspace ID (unexpected "--")'],
-    [['messages', 'list', '--workspace', 'ws_1', '--status', 'lost'], 'outbound messages list --workspace ID [--status S] [--limit N] (--status must be one of pending, sent, delivered, read, failed)'],
+    [['messages', 'list', '--workspace', 'ws_1', '--status', 'lost'], 'outbound messages list --workspace ID [--status S] [--limit N] (--status must be one of queued, sending, pending, sent, delivered, read, failed)'],
     [['messages', 'list', '--workspace', 'ws_1', '--limit', '0'], 'outbound messages list --workspace ID [--status S] [--limit N] (--limit must be an integer from 1 to 1000)'],
     [['inbound', 'list', '--workspace', 'ws_1', '--limit=-5'], 'outbound inbound list --workspace ID [--limit N] (--limit must be an integer from 1 to 1000)'],
     [['inbound', 'list', '--workspace', 'ws_1', '--limit', '1e3'], 'outbound inbound list --workspace ID [--limit N] (--limit must be an integer from 1 to 1000)']

@@ -50,6 +50,19 @@ describe('dashboard pages: content, escaping, filters, headers and assets', () =
     }
   })
 
+  it('shows a message\'s client_reference and Idempotency-Key, escaped', async () => {
+    const pending = {
+      id: newId('msg'), workspaceId: workspace.workspaceId, apiKeyId: null, phoneNumberId: workspace.connection.phone_numbers[0].phone_number_id,
+      recipient: '15551239999', type: 'text', payload: { text: { body: 'keyed' } }, clientReference: 'order <42>'
+    }
+    const record = await gateway.app.messages.createPendingWithKey(pending, { key: 'retry-"7"', fingerprint: 'f', ttlMs: 60_000 })
+    const page = (await browser.get(`/dashboard/messages/${record!.id}`)).body
+    expect(page).toContain('<dt>Client reference</dt><dd><code>order &lt;42&gt;</code></dd>')
+    expect(page).toContain('<dt>Idempotency key</dt><dd><code>retry-&quot;7&quot;</code></dd>')
+    const unkeyed = (await browser.get(`/dashboard/messages/${(await log('15551238888', 'plain')).id}`)).body
+    expect(unkeyed).toContain('<dt>Idempotency key</dt><dd>—</dd>')
+  })
+
   it('filters the log by status and by recipient, wamid or id, newest first, and pages through it', async () => {
     const first = await log('15550001111', 'one')
     const second = await log('15550002222', 'two')

@@ -158,7 +158,7 @@ describe('POST /api/messages.php: who may send (401, 403, 409) and in which orde
         headers: { origin: 'https://example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' }
       })
       expectEnvelope(response, 405, 'method_not_allowed')
-      expect(response.headers.allow).toBe('POST')
+      expect(response.headers.allow).toBe('GET, HEAD, POST')
       expect(Object.keys(response.headers).filter(name => name.startsWith('access-control-'))).toEqual([])
     })
 
@@ -168,8 +168,10 @@ describe('POST /api/messages.php: who may send (401, 403, 409) and in which orde
       expect(Object.keys(response.headers).filter(name => name.startsWith('access-control-'))).toEqual([])
     })
 
-    it('answers GET with 405, and a path without .php with 404', async () => {
-      expectEnvelope(await gateway.app.inject({ method: 'GET', url: URL }), 405, 'method_not_allowed')
+    it('answers DELETE with 405 naming GET and POST, and a path without .php with 404', async () => {
+      const refused = await gateway.app.inject({ method: 'DELETE', url: URL })
+      expectEnvelope(refused, 405, 'method_not_allowed')
+      expect(refused.headers.allow).toMatch(/GET.*POST|POST.*GET/)
       expectEnvelope(await gateway.app.inject({ method: 'POST', url: '/api/messages', payload: TEXT }), 404, 'not_found')
     })
   })
@@ -184,6 +186,13 @@ describe('POST /api/messages.php: who may send (401, 403, 409) and in which orde
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '4XX', '5XX']))
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' })
     expect(Object.keys(document.paths)).toEqual(['/api/messages.php'])
+    expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'idempotency-key' })]))
+    expect(operation.responses['200'].content['application/json'].schema.required).toEqual(expect.arrayContaining(['id', 'wamid']))
+    expect(Object.keys(operation.responses['200'].headers)).toEqual(['Idempotent-Replayed'])
+    const read = document.paths['/api/messages.php'].get
+    expect(read.parameters.map((parameter: { name: string }) => parameter.name).sort())
+      .toEqual(['client_reference', 'cursor', 'id', 'limit', 'since', 'status', 'to', 'wamid'])
+    expect(Object.keys(read.responses['200'].content['application/json'].schema.properties)).toEqual(['ok', 'message', 'messages', 'next_cursor'])
   })
 
   it('accepts form posts of a valid caller (sanity check of the scoped parsers)', async () => {

@@ -129,7 +129,7 @@ function assertWellFormed (response: LightMyRequestResponse, description: string
   expect(response.headers['content-type'], where).toMatch(/^application\/json/)
   const body = JSON.parse(response.body)
   if (response.statusCode === 200) {
-    expect(body, where).toEqual({ ok: true, wamid: expect.stringMatching(/^wamid\./), status: 'sent' })
+    expect(body, where).toEqual({ ok: true, id: expect.stringMatching(/^msg_/), wamid: expect.stringMatching(/^wamid\./), status: 'sent' })
     return
   }
   expect(body, where).toEqual(expect.objectContaining({ ok: false, error: expect.any(String), code: expect.any(String) }))

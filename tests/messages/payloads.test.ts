@@ -21,7 +21,7 @@ describe('POST /api/messages.php: upstream payloads and the log record', () => {
     const response = await send(gateway, body, { authorization: workspace.authorization })
     expect(response.statusCode, response.body).toBe(200)
     const answer = response.json()
-    expect(answer).toEqual({ ok: true, wamid: expect.stringMatching(/^wamid\./), status: 'sent' })
+    expect(answer).toEqual({ ok: true, id: expect.stringMatching(/^msg_/), wamid: expect.stringMatching(/^wamid\./), status: 'sent' })
     const record = await latestRecord(gateway, workspace.workspaceId)
     return { payload: received(gateway, answer.wamid), record, wamid: answer.wamid as string }
   }

@@ -1,10 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { promisify } from 'node:util'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../helpers/gateway.js'
 import { runCli } from '../cli/run-cli.js'
+import { waitFor } from '../helpers/wait.js'
 
 interface Started { child: ChildProcess, banner: string, port: number }
 
@@ -34,6 +36,12 @@ async function stop (started: Started): Promise<void> {
 
 const printed = (banner: string, pattern: RegExp) => pattern.exec(banner)?.[1]
 
+/** Runs a command the banner printed, as pasted into a shell. */
+async function pasted (command: string): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)('sh', ['-c', command])
+  return JSON.parse(stdout) as Record<string, unknown>
+}
+
 describe('npm run sandbox', () => {
   let dataDir: string
   beforeAll(async () => { dataDir = await mkdtemp(join(tmpdir(), 'outbound-sandbox-')) })
@@ -47,16 +55,17 @@ describe('npm run sandbox', () => {
     try {
       expect(first.banner).toContain('webhook registered: true')
       expect(workspace).toBeDefined()
-      const response = await fetch(`http://127.0.0.1:${first.port}/api/messages.php`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ to: '15551234567', body: 'Hello from Outbound' })
-      })
-      const sent = await response.json() as { wamid: string }
-      expect(sent).toMatchObject({ ok: true, status: 'sent', wamid: expect.stringMatching(/^wamid\./) })
+      const send = printed(first.banner, /\n(curl -s \S+\/api\/messages\.php \\\n[\s\S]*?\}')\n/)
+      const lookup = printed(first.banner, /\n(curl -s '[^'\n]+client_reference=[^\n]+\n[^\n]+)\n/)
+      const sent = await pasted(send!) as { wamid: string }
+      expect(sent).toMatchObject({ ok: true, id: expect.stringMatching(/^msg_/), status: 'sent', wamid: expect.stringMatching(/^wamid\./) })
       wamid = sent.wamid
-      // the emulator's signed delivered and read webhooks arrive within a second
-      await new Promise(resolve => setTimeout(resolve, 1500))
+      // the emulator's signed delivered and read webhooks arrive within a second: the printed lookup shows them
+      const read = await waitFor(async () => {
+        const { messages } = await pasted(lookup!) as { messages: Array<{ wamid: string, status: string }> }
+        return messages[0]?.wamid === wamid && messages[0].status === 'read'
+      }, { what: 'read in the printed status lookup' })
+      expect(read).toBe(true)
     } finally {
       await stop(first)
     }

@@ -17,6 +17,8 @@ export function messageContent ({ record, row, events, from }: MessageView): Saf
     <dt>From</dt><dd>${from}</dd>
     <dt>Type</dt><dd>${row.type}</dd>
     <dt>Sent by</dt><dd>${row.source}</dd>
+    <dt>Client reference</dt><dd>${record.clientReference ? html`<code>${record.clientReference}</code>` : '—'}</dd>
+    <dt>Idempotency key</dt><dd>${record.idempotencyKey ? html`<code>${record.idempotencyKey}</code>` : '—'}</dd>
     <dt>Attempts</dt><dd data-field="attempts">${record.attempts}</dd>
     <dt>Pricing</dt><dd data-field="pricing">${record.pricingCategory ?? 'not reported yet'}</dd>
     <dt>Created</dt><dd>${row.created}</dd>

@@ -1,0 +1,111 @@
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import { idempotencyInProgress, idempotencyMismatch } from '../src/errors.js'
+import { answerFromRecord } from '../src/idempotency/answer.js'
+import { fingerprint } from '../src/idempotency/fingerprint.js'
+import { idempotencyKeyOf } from '../src/idempotency/header.js'
+import type { StoredAnswer } from '../src/store/idempotency-keys.js'
+import type { MessageRecord, PendingMessage } from '../src/store/messages.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the request's Idempotency-Key, on routes with `config.idempotency`; `messageId` once it created its record */
+    idempotency?: { key: string, messageId?: string, replayed?: boolean }
+  }
+  interface FastifyContextConfig {
+    /** the route honours `Idempotency-Key` (CONTRACT.md 8) */
+    idempotency?: boolean
+  }
+  interface FastifyInstance {
+    /**
+     * Writes the log record of a send, taking the request's Idempotency-Key with it. When the key is
+     * held already, answers the request from it (a replay, 409 or 422) and resolves undefined: the
+     * caller sends nothing.
+     */
+    logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage): Promise<MessageRecord | undefined>
+  }
+}
+
+// what a replay repeats besides status and body; rate-limit headers are the new request's own
+const KEPT_HEADERS = ['content-type', 'retry-after', 'location', 'preference-applied']
+const IN_FLIGHT = new Set(['pending', 'queued', 'sending'])
+
+/** Idempotency-Key on routes with `config.idempotency`: keys live in the database, so every process shares them. */
+export default fp(async function idempotency (app) {
+  const ttlMs = app.config.IDEMPOTENCY_TTL_MS
+  const keys = app.idempotencyKeys
+
+  async function readKey (request: FastifyRequest): Promise<void> {
+    const key = idempotencyKeyOf(request.headers['idempotency-key'])
+    if (key !== undefined) request.idempotency = { key }
+  }
+
+  async function keepAnswer (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+    const state = request.idempotency
+    if (!state?.messageId || state.replayed || typeof payload !== 'string') return payload
+    // A 200 is its record's id and wamid, which never change: answerFromRecord rebuilds it byte for
+    // byte, so keeping it would only add a commit to every keyed send.
+    if (reply.statusCode === 200) return payload
+    const held = { workspaceId: request.apiKey.workspaceId, key: state.key, messageId: state.messageId }
+    try {
+      // queue_full created nothing the client must keep (CONTRACT.md 8): the key is free again
+      if (reply.statusCode === 503 && payload.includes('"code":"queue_full"')) await keys.release(held)
+      else await keys.saveAnswer(held, { status: reply.statusCode, headers: keptHeaders(reply), body: payload })
+    } catch (error) {
+      // a repeat then answers from the record itself
+      request.log.warn({ err: error, messageId: state.messageId }, 'could not store the answer of an idempotency key')
+    }
+    return payload
+  }
+
+  app.addHook('onRoute', function honourIdempotencyKey (route: RouteOptions) {
+    if (!route.config?.idempotency) return
+    route.preValidation = [readKey, ...[route.preValidation ?? []].flat()]
+    route.onSend = [...[route.onSend ?? []].flat(), keepAnswer]
+  })
+
+  app.decorate('logSend', async function logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage) {
+    const state = request.idempotency
+    if (!state) return await app.messages.createPending(pending)
+    const print = fingerprint(pending)
+    const record = await app.messages.createPendingWithKey(pending, { key: state.key, fingerprint: print, ttlMs })
+    if (record) {
+      state.messageId = record.id
+      return record
+    }
+    const answer = await heldAnswer(request.apiKey.workspaceId, state.key, print)
+    state.replayed = true
+    await reply.code(answer.status).headers(answer.headers).header('idempotent-replayed', 'true').send(answer.body)
+    return undefined
+  })
+
+  async function heldAnswer (workspaceId: string, key: string, print: string): Promise<StoredAnswer> {
+    const held = await keys.held(workspaceId, key)
+    // expired in the instant since it was found held: a retry takes it afresh
+    if (!held) throw idempotencyInProgress()
+    if (held.fingerprint !== print) throw idempotencyMismatch()
+    if (held.answer) return held.answer
+    // The first request has not answered yet, or died first. A dead process's record is marked
+    // interrupted once its lease runs out (src/dispatch/lease.ts), so a key is not 409 for ever.
+    if (IN_FLIGHT.has(held.record.status)) throw idempotencyInProgress()
+    const answer = answerFromRecord(held.record)
+    if (answer.status === 200) return answer
+    // a failure can still turn out sent (a late webhook): the first answer derived is the one kept
+    await keys.saveAnswer({ workspaceId, key, messageId: held.record.id }, answer)
+    return (await keys.held(workspaceId, key))?.answer ?? answer
+  }
+
+  const sweeper = setInterval(function sweepExpiredKeys () {
+    keys.sweep().catch((error: unknown) => { app.log.warn({ err: error }, 'could not sweep expired idempotency keys') })
+  }, Math.min(ttlMs, 60_000)).unref()
+  app.addHook('onClose', async () => { clearInterval(sweeper) })
+}, { name: 'idempotency', dependencies: ['db', 'auth'] })
+
+function keptHeaders (reply: FastifyReply): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const name of KEPT_HEADERS) {
+    const value = reply.getHeader(name)
+    if (value !== undefined) headers[name] = String(value)
+  }
+  return headers
+}

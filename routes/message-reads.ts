@@ -1,0 +1,38 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { notFound } from '../src/errors.js'
+import { badCursor, encodeCursor } from '../src/messages/cursor.js'
+import { listFilters } from '../src/messages/list-query.js'
+import { messageView, messageWithHistory } from '../src/messages/message-view.js'
+import { MessageQuerySchema, MessageReadSchema } from '../src/messages/read-schemas.js'
+import { ErrorEnvelopeSchema } from '../src/messages/schemas.js'
+import { bodyValidationError } from '../src/messages/validation-errors.js'
+
+/** GET /api/messages.php (CONTRACT.md 7): one message with its history, or a page of the log. The send's 401 → 429 → 403; no connection needed. */
+const messageReads: FastifyPluginAsyncTypebox = async function (app) {
+  app.get('/api/messages.php', {
+    config: { auth: 'apiKey', rateLimit: {}, plan: ['growth', 'scale'] },
+    schema: {
+      tags: ['messages'],
+      summary: 'Read a message and its status history, or list messages',
+      description: 'With id or wamid: that message and its whole history (404 for an unknown id or another workspace\'s message). ' +
+        'Without: messages newest first, filtered by status, to, since and client_reference; page with next_cursor.',
+      security: [{ apiKey: [] }],
+      querystring: MessageQuerySchema,
+      response: { 200: MessageReadSchema, '4xx': ErrorEnvelopeSchema, '5xx': ErrorEnvelopeSchema }
+    },
+    schemaErrorFormatter: bodyValidationError
+  }, async function readMessages (request) {
+    const { query } = request
+    const { workspaceId } = request.apiKey
+    if (query.id !== undefined || query.wamid !== undefined) {
+      const message = await app.messageReads.find(workspaceId, query)
+      if (!message) throw notFound('No message with this id in your workspace')
+      return { ok: true as const, message: messageWithHistory(message, await app.statusEvents.history(message.id)) }
+    }
+    const page = await app.messageReads.page(workspaceId, listFilters(query)) ?? (() => { throw badCursor() })()
+    const last = page.rows.at(-1)
+    return { ok: true as const, messages: page.rows.map(row => messageView(row)), next_cursor: page.more && last ? encodeCursor(last.id) : null }
+  })
+}
+
+export default messageReads

@@ -1,0 +1,34 @@
+import { getTableColumns, sql } from 'drizzle-orm'
+import { rowsOf, type Database } from '../../db/client.js'
+import { messages } from '../../db/schema.js'
+import { claimKeys } from './idempotency-keys.js'
+import type { KeyToTake, MessageRecord, PendingMessage } from './messages.js'
+
+const COLUMNS = Object.entries(getTableColumns(messages))
+
+/**
+ * A batch of pending records, some with an Idempotency-Key, in one statement (so one commit, one
+ * round trip): the keys first (`taken`), then every record that has no key or whose key it took.
+ * A record whose key another record holds is not written. Answers the written records by id.
+ */
+export async function insertWithKeys (db: Database, batch: Array<PendingMessage & { take?: KeyToTake }>): Promise<Map<string, MessageRecord>> {
+  const taken = claimKeys(db, batch.filter(message => message.take).map(message => ({ workspaceId: message.workspaceId, messageId: message.id, ...message.take! })))
+  const values = batch.map(message => sql`(${message.id}::text, ${message.workspaceId}::text, ${message.apiKeyId ?? null}::text,
+    ${message.phoneNumberId}::text, ${message.recipient}::text, ${message.type}::text, ${JSON.stringify(message.payload)}::jsonb,
+    ${message.dispatcherId ?? null}::text, ${message.clientReference ?? null}::text, ${message.take?.key ?? null}::text)`)
+  const result = await db.execute(sql`with taken as (${taken.getSQL()})
+    insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, dispatcher_id, client_reference, idempotency_key, status)
+    select v.*, 'pending' from (values ${sql.join(values, sql`, `)})
+      as v(id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, dispatcher_id, client_reference, idempotency_key)
+    where v.idempotency_key is null or v.id in (select message_id from taken)
+    returning *`)
+  return new Map(rowsOf<Record<string, unknown>>(result).map(row => [row.id as string, asRecord(row)]))
+}
+
+/** A raw row as drizzle would have mapped it. */
+function asRecord (row: Record<string, unknown>): MessageRecord {
+  return Object.fromEntries(COLUMNS.map(([field, column]) => {
+    const value = row[column.name]
+    return [field, value === null || value === undefined ? null : column.mapFromDriverValue(value)]
+  })) as MessageRecord
+}

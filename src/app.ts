@@ -7,6 +7,8 @@ import csrfPlugin from '../plugins/csrf.js'
 import dbPlugin from '../plugins/db.js'
 import dispatchPlugin from '../plugins/dispatch.js'
 import docsPlugin from '../plugins/docs.js'
+import eventsPlugin from '../plugins/events.js'
+import metricsPlugin from '../plugins/metrics.js'
 import pacerPlugin from '../plugins/pacer.js'
 import planPlugin from '../plugins/plan.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
@@ -18,6 +20,7 @@ import upstreamPlugin from '../plugins/upstream.js'
 import workPlugin from '../plugins/work.js'
 import dashboardRoutes from '../routes/dashboard/index.js'
 import healthRoutes from '../routes/health.js'
+import metricsRoutes from '../routes/metrics.js'
 import messageRoutes from '../routes/messages.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
@@ -50,8 +53,10 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   })
 
   await app.register(dbPlugin, { config })
+  await app.register(metricsPlugin)
   await app.register(redisPlugin)
   await app.register(workPlugin)
+  await app.register(eventsPlugin)
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)
@@ -65,6 +70,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(senderPlugin)
 
   await app.register(healthRoutes)
+  await app.register(metricsRoutes)
   await app.register(webhookRoutes)
   await app.register(async function api (api) {
     await api.register(bodyParsersPlugin)

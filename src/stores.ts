@@ -9,6 +9,7 @@ import { sessionStore } from './store/sessions.js'
 import { statusEventStore } from './store/status-events.js'
 import { templateStore } from './store/templates.js'
 import { userStore } from './store/users.js'
+import { webhookStore } from './store/webhooks.js'
 import { workspaceStore } from './store/workspaces.js'
 
 /**
@@ -28,7 +29,8 @@ export function createStores (db: Database) {
     inbound: inboundStore(db),
     users: userStore(db),
     sessions: sessionStore(db),
-    messageSearch: messageSearch(db)
+    messageSearch: messageSearch(db),
+    webhooks: webhookStore(db)
   }
 }
 

@@ -1,0 +1,124 @@
+import { and, desc, eq, gte, inArray, isNull, ne, sql } from 'drizzle-orm'
+import type { Database } from '../../db/client.js'
+import { webhookDeliveries, webhookEndpoints, type DeliveryStatus } from '../../db/schema.js'
+import { DELIVERY_QUEUE } from '../events/outbox.js'
+import { newId } from './ids.js'
+import { jobSql } from './jobs.js'
+
+export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect
+export type WebhookDelivery = typeof webhookDeliveries.$inferSelect
+
+export interface AttemptOutcome {
+  status: DeliveryStatus
+  responseStatus: number | null
+  error: string | null
+  nextAttemptAt: Date | null
+}
+
+/** Customer webhook endpoints and their deliveries (the outbox rows); events are emitted by src/events/outbox.ts. */
+export function webhookStore (db: Database) {
+  return {
+    /** `secret` arrives encrypted. */
+    async addEndpoint (endpoint: { workspaceId: string, url: string, events: string[], secret: string }): Promise<WebhookEndpoint> {
+      const [row] = await db.insert(webhookEndpoints).values({ id: newId('whe'), ...endpoint }).returning()
+      return row
+    },
+
+    async endpoints (workspaceId: string): Promise<WebhookEndpoint[]> {
+      return await db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.workspaceId, workspaceId), isNull(webhookEndpoints.removedAt)))
+        .orderBy(webhookEndpoints.createdAt, webhookEndpoints.id)
+    },
+
+    async endpoint (id: string): Promise<WebhookEndpoint | undefined> {
+      const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id))
+      return row
+    },
+
+    /** Its pending deliveries end `failed` at their next attempt; the rows stay for the record. */
+    async removeEndpoint (id: string, workspaceId?: string): Promise<boolean> {
+      const scope = workspaceId ? and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.workspaceId, workspaceId)) : eq(webhookEndpoints.id, id)
+      const rows = await db.update(webhookEndpoints).set({ removedAt: sql`coalesce(${webhookEndpoints.removedAt}, now())` }).where(scope).returning({ id: webhookEndpoints.id })
+      return rows.length > 0
+    },
+
+    /** Newest first. */
+    async deliveries (workspaceId: string, options: { status?: DeliveryStatus, endpointId?: string, limit?: number } = {}): Promise<WebhookDelivery[]> {
+      const where = [eq(webhookDeliveries.workspaceId, workspaceId)]
+      if (options.status) where.push(eq(webhookDeliveries.status, options.status))
+      if (options.endpointId) where.push(eq(webhookDeliveries.endpointId, options.endpointId))
+      return await db.select().from(webhookDeliveries).where(and(...where))
+        .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(options.limit ?? 50)
+    },
+
+    async delivery (id: string): Promise<WebhookDelivery | undefined> {
+      const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id))
+      return row
+    },
+
+    /** What one attempt needs: the delivery and its endpoint. */
+    async forAttempt (id: string) {
+      const [row] = await db.select({ delivery: webhookDeliveries, endpoint: webhookEndpoints }).from(webhookDeliveries)
+        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId)).where(eq(webhookDeliveries.id, id))
+      return row
+    },
+
+    async recordAttempt (id: string, outcome: AttemptOutcome): Promise<void> {
+      await db.update(webhookDeliveries).set({
+        status: outcome.status,
+        attempts: sql`${webhookDeliveries.attempts} + 1`,
+        lastResponseStatus: outcome.responseStatus,
+        lastError: outcome.error,
+        nextAttemptAt: outcome.nextAttemptAt,
+        deliveredAt: outcome.status === 'delivered' ? new Date() : null
+      }).where(eq(webhookDeliveries.id, id))
+    },
+
+    /**
+     * Sends settled deliveries again, same webhook-id and body: back to pending with a new job, in one
+     * transaction. A delivery still pending has its job already, so it is left alone (one attempt at a time).
+     */
+    async replay (where: { deliveryId: string, workspaceId?: string } | { endpointId: string, since: Date, workspaceId?: string }): Promise<number> {
+      const scope = 'deliveryId' in where
+        ? [eq(webhookDeliveries.id, where.deliveryId)]
+        : [eq(webhookDeliveries.endpointId, where.endpointId), gte(webhookDeliveries.createdAt, where.since)]
+      if (where.workspaceId) scope.push(eq(webhookDeliveries.workspaceId, where.workspaceId))
+      return await db.transaction(async tx => {
+        const rows = await tx.update(webhookDeliveries).set({ status: 'pending', nextAttemptAt: new Date(), deliveredAt: null })
+          .where(and(...scope, ne(webhookDeliveries.status, 'pending'))).returning({ id: webhookDeliveries.id })
+        if (rows.length === 0) return 0
+        const ids = rows.map(row => row.id)
+        // the dead letters these replace
+        await tx.execute(sql`delete from jobs where queue = ${DELIVERY_QUEUE} and status = 'dead' and convert_from(payload, 'UTF8') in (${sql.join(ids.map(id => sql`${id}`), sql`, `)})`)
+        await jobSql.enqueue(tx, ids.map(id => ({ queue: DELIVERY_QUEUE, payload: id })))
+        return ids.length
+      })
+    },
+
+    /** Counts by status, for /metrics and the dashboard. */
+    async pendingCount (workspaceIds?: string[]): Promise<number> {
+      const where = workspaceIds ? and(eq(webhookDeliveries.status, 'pending'), inArray(webhookDeliveries.workspaceId, workspaceIds)) : eq(webhookDeliveries.status, 'pending')
+      const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(webhookDeliveries).where(where)
+      return row.count
+    }
+  }
+}
+
+export type WebhookStore = ReturnType<typeof webhookStore>
+
+export function publicEndpoint (endpoint: WebhookEndpoint) {
+  return { id: endpoint.id, url: endpoint.url, events: endpoint.events, created_at: endpoint.createdAt.toISOString() }
+}
+
+export function publicDelivery (delivery: WebhookDelivery) {
+  return {
+    id: delivery.id,
+    endpoint_id: delivery.endpointId,
+    type: delivery.type,
+    webhook_id: delivery.webhookId,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_response_status: delivery.lastResponseStatus,
+    next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+    created_at: delivery.createdAt.toISOString()
+  }
+}

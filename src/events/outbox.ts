@@ -37,14 +37,14 @@ export function outboxCommitted (): void {
 /**
  * The transactional outbox: inside the caller's transaction, one delivery row per subscribed
  * endpoint and one job per delivery, so an event exists exactly when its change committed.
- * Three statements however many events. Returns the deliveries created.
+ * Three statements however many events. Returns the ids of the deliveries created.
  */
-export async function emitEvents (tx: Tx, events: OutgoingEvent[]): Promise<number> {
-  if (events.length === 0) return 0
+export async function emitEvents (tx: Tx, events: OutgoingEvent[]): Promise<string[]> {
+  if (events.length === 0) return []
   const workspaceIds = [...new Set(events.map(event => event.workspaceId))]
   const endpoints = await tx.select({ id: webhookEndpoints.id, workspaceId: webhookEndpoints.workspaceId, events: webhookEndpoints.events })
     .from(webhookEndpoints).where(and(inArray(webhookEndpoints.workspaceId, workspaceIds), isNull(webhookEndpoints.removedAt)))
-  if (endpoints.length === 0) return 0
+  if (endpoints.length === 0) return []
   const rows: Array<typeof webhookDeliveries.$inferInsert> = []
   for (const event of events) {
     const targets = endpoints.filter(endpoint => endpoint.workspaceId === event.workspaceId &&
@@ -56,8 +56,8 @@ export async function emitEvents (tx: Tx, events: OutgoingEvent[]): Promise<numb
       rows.push({ id: newId('whd'), endpointId: endpoint.id, workspaceId: event.workspaceId, type: event.type, webhookId, body, nextAttemptAt: new Date() })
     }
   }
-  if (rows.length === 0) return 0
+  if (rows.length === 0) return []
   await tx.insert(webhookDeliveries).values(rows)
   await jobSql.enqueue(tx, rows.map(row => ({ queue: DELIVERY_QUEUE, payload: row.id! })))
-  return rows.length
+  return rows.map(row => row.id!)
 }

@@ -45,7 +45,7 @@ export function messageStore (db: Database) {
       const changed = rows.filter(row => row.status === 'sent' && before.get(row.id)?.status !== 'sent')
       return await emitEvents(tx, changed.map(messageEvent).filter(event => event !== undefined))
     })
-    if (moved > 0) outboxCommitted()
+    if (moved.length > 0) outboxCommitted()
     return batch.map(() => undefined)
   }, { maxBatch: MAX_BATCH })
 
@@ -62,7 +62,7 @@ export function messageStore (db: Database) {
       }).from(v).where(and(eq(messages.id, sql`v.id`), stillOpen)).returning() as unknown as MessageRecord[]
       return await emitEvents(tx, rows.map(messageEvent).filter(event => event !== undefined))
     })
-    if (emitted > 0) outboxCommitted()
+    if (emitted.length > 0) outboxCommitted()
     return batch.map(() => undefined)
   }, { maxBatch: MAX_BATCH })
 

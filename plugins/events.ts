@@ -18,7 +18,7 @@ export default fp(async function events (app) {
     batch: 64,
     concurrency: 64,
     // longer than an attempt may take, so a live holder never loses its job to another process
-    leaseMs: 3 * DELIVERY_TIMEOUT_MS,
+    leaseMs: DELIVERY_TIMEOUT_MS + 2000,
     maxAttempts,
     backoffMs,
     pollMs: 200

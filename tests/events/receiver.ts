@@ -10,7 +10,7 @@ export type Behaviour = number | 'hang' | 'reset'
  * A real customer endpoint on loopback: records every request; answers 200 unless told otherwise
  * (`plan` is consumed one request at a time, then `otherwise` applies).
  */
-export async function startReceiver (options: { plan?: Behaviour[], otherwise?: Behaviour } = {}) {
+export async function startReceiver (options: { plan?: Behaviour[], otherwise?: Behaviour, decide?: (request: Received, seenBefore: number) => Behaviour } = {}) {
   const plan = [...(options.plan ?? [])]
   let otherwise: Behaviour = options.otherwise ?? 200
   const received: Received[] = []
@@ -19,8 +19,10 @@ export async function startReceiver (options: { plan?: Behaviour[], otherwise?: 
     const chunks: Buffer[] = []
     request.on('data', chunk => chunks.push(chunk))
     request.on('end', () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() })
-      const behaviour = plan.shift() ?? otherwise
+      const entry = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() }
+      const seenBefore = received.filter(seen => seen.headers['webhook-id'] === entry.headers['webhook-id']).length
+      received.push(entry)
+      const behaviour = options.decide?.(entry, seenBefore) ?? plan.shift() ?? otherwise
       if (behaviour === 'hang') return
       if (behaviour === 'reset') { request.socket.destroy(); return }
       response.writeHead(behaviour, { 'content-type': 'text/plain' }).end('ok')

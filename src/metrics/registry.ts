@@ -11,7 +11,7 @@ export const INTAKE_QUEUE = 'apply-webhook-deliveries'
  */
 export function createMetrics (db: Database) {
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'outbound_process_' })
+  collectDefaultMetrics({ register: registry, prefix: 'outbound_' })
   const metrics = {
     registry,
     requests: new Counter({ name: 'outbound_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),

@@ -1,38 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort } from '../helpers/gateway.js'
+import { printed, startSandbox, stopSandbox as stop } from '../helpers/sandbox.js'
 import { runCli } from '../cli/run-cli.js'
-
-interface Started { child: ChildProcess, banner: string, port: number }
-
-/** `npm run sandbox` as a newcomer runs it: a real process, its printed banner, the printed curl. */
-async function startSandbox (dataDir: string): Promise<Started> {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: '', ENCRYPTION_KEY: '' },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let output = ''
-  child.stdout!.on('data', chunk => { output += chunk })
-  child.stderr!.on('data', chunk => { output += chunk })
-  const deadline = Date.now() + 45_000
-  while (!output.includes('See the log:')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sandbox did not start:\n${output}`)
-    await new Promise(resolve => setTimeout(resolve, 100))
-  }
-  return { child, banner: output, port }
-}
-
-async function stop (started: Started): Promise<void> {
-  const exited = new Promise(resolve => started.child.once('exit', resolve))
-  started.child.kill('SIGTERM')
-  await exited
-}
-
-const printed = (banner: string, pattern: RegExp) => pattern.exec(banner)?.[1]
 
 describe('npm run sandbox', () => {
   let dataDir: string

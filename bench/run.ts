@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
+import { benchEvents } from './events.js'
 import { benchMemory } from './memory.js'
 import { benchPacing } from './pacing.js'
 import { benchSend } from './send.js'
@@ -14,7 +15,8 @@ const benches: [string, () => Promise<string>][] = [
   ['Pacing accuracy', benchPacing],
   ['Pacing across two processes (PostgreSQL + Redis)', benchTwoProcess],
   ['Memory with a deep queue', benchMemory],
-  ['Webhook ingestion', benchWebhooks]
+  ['Webhook ingestion', benchWebhooks],
+  ['Outgoing events beside the intake', benchEvents]
 ]
 
 const sections: string[] = []

@@ -15,8 +15,8 @@ export default fp(async function events (app) {
   const backoffMs = scheduleBackoff(schedule)
   const maxAttempts = 1 + schedule.length
   app.work.defineLeased(DELIVERY_QUEUE, {
-    batch: 64,
-    concurrency: 64,
+    batch: 32,
+    concurrency: 128,
     // longer than an attempt may take, so a live holder never loses its job to another process
     leaseMs: DELIVERY_TIMEOUT_MS + 2000,
     maxAttempts,

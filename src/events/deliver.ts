@@ -30,7 +30,7 @@ export function deliveryAgent (allowPrivate: boolean): Agent {
     connect: { timeout: DELIVERY_TIMEOUT_MS, ...(allowPrivate ? {} : { lookup: guardedLookup }) },
     headersTimeout: DELIVERY_TIMEOUT_MS,
     bodyTimeout: DELIVERY_TIMEOUT_MS,
-    connections: 16
+    connections: 64
   })
 }
 

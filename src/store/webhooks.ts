@@ -2,6 +2,7 @@ import { and, desc, eq, gte, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { webhookDeliveries, webhookEndpoints, type DeliveryStatus } from '../../db/schema.js'
 import { DELIVERY_QUEUE } from '../events/outbox.js'
+import { createBatcher } from './batcher.js'
 import { newId } from './ids.js'
 import { jobSql } from './jobs.js'
 
@@ -16,7 +17,25 @@ export interface AttemptOutcome {
 }
 
 /** Customer webhook endpoints and their deliveries (the outbox rows); events are emitted by src/events/outbox.ts. */
+// Deliveries run by the hundred per second: their reads and writes are shared by concurrent attempts (see batcher.ts).
+const MAX_BATCH = 200
+
 export function webhookStore (db: Database) {
+  const loadForAttempt = createBatcher(async (ids: string[]) => {
+    const rows = await db.select({ delivery: webhookDeliveries, endpoint: webhookEndpoints }).from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId)).where(inArray(webhookDeliveries.id, [...new Set(ids)]))
+    const byId = new Map(rows.map(row => [row.delivery.id, row]))
+    return ids.map(id => byId.get(id))
+  }, { maxBatch: MAX_BATCH })
+
+  const saveAttempts = createBatcher(async (attempts: Array<AttemptOutcome & { id: string }>) => {
+    const values = attempts.map(a => sql`(${a.id}::text, ${a.status}::text, ${a.responseStatus}::int, ${a.error}::text, ${a.nextAttemptAt?.toISOString() ?? null}::timestamptz)`)
+    await db.execute(sql`update webhook_deliveries d set status = v.status, attempts = d.attempts + 1, last_response_status = v.response_status,
+        last_error = v.error, next_attempt_at = v.next_attempt_at, delivered_at = case when v.status = 'delivered' then now() else null end
+      from (values ${sql.join(values, sql`, `)}) as v(id, status, response_status, error, next_attempt_at) where d.id = v.id`)
+    return attempts.map(() => undefined)
+  }, { maxBatch: MAX_BATCH })
+
   return {
     /** `secret` arrives encrypted. */
     async addEndpoint (endpoint: { workspaceId: string, url: string, events: string[], secret: string }): Promise<WebhookEndpoint> {
@@ -57,20 +76,11 @@ export function webhookStore (db: Database) {
 
     /** What one attempt needs: the delivery and its endpoint. */
     async forAttempt (id: string) {
-      const [row] = await db.select({ delivery: webhookDeliveries, endpoint: webhookEndpoints }).from(webhookDeliveries)
-        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId)).where(eq(webhookDeliveries.id, id))
-      return row
+      return await loadForAttempt(id)
     },
 
     async recordAttempt (id: string, outcome: AttemptOutcome): Promise<void> {
-      await db.update(webhookDeliveries).set({
-        status: outcome.status,
-        attempts: sql`${webhookDeliveries.attempts} + 1`,
-        lastResponseStatus: outcome.responseStatus,
-        lastError: outcome.error,
-        nextAttemptAt: outcome.nextAttemptAt,
-        deliveredAt: outcome.status === 'delivered' ? new Date() : null
-      }).where(eq(webhookDeliveries.id, id))
+      await saveAttempts({ id, ...outcome })
     },
 
     /**

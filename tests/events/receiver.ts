@@ -14,13 +14,16 @@ export async function startReceiver (options: { plan?: Behaviour[], otherwise?: 
   const plan = [...(options.plan ?? [])]
   let otherwise: Behaviour = options.otherwise ?? 200
   const received: Received[] = []
+  const seen = new Map<string, number>()
   const sockets = new Set<Socket>()
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = []
     request.on('data', chunk => chunks.push(chunk))
     request.on('end', () => {
       const entry = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() }
-      const seenBefore = received.filter(seen => seen.headers['webhook-id'] === entry.headers['webhook-id']).length
+      const id = String(entry.headers['webhook-id'])
+      const seenBefore = seen.get(id) ?? 0
+      seen.set(id, seenBefore + 1)
       received.push(entry)
       const behaviour = options.decide?.(entry, seenBefore) ?? plan.shift() ?? otherwise
       if (behaviour === 'hang') return

@@ -22,7 +22,7 @@ describe('outbound webhooks … (CLI, embedded database)', () => {
     const allowed = await cli(['webhooks', 'add', '--workspace', workspace, '--url', 'http://127.0.0.1:9/hook', '--events', 'message.sent,message.failed'], { WEBHOOKS_ALLOW_PRIVATE: 'true' })
     expect(allowed.code).toBe(0)
     expect(allowed.json).toEqual({ id: expect.stringMatching(/^whe_/), url: 'http://127.0.0.1:9/hook', events: ['message.sent', 'message.failed'], secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/) })
-  })
+  }, 180_000)
 
   it('adds with every event type by default, lists without secrets, lists deliveries, replays, removes', async () => {
     const added = await cli(['webhooks', 'add', '--workspace', workspace, '--url', 'http://127.0.0.1:9/all'], { WEBHOOKS_ALLOW_PRIVATE: 'true' })
@@ -39,5 +39,5 @@ describe('outbound webhooks … (CLI, embedded database)', () => {
     expect((await cli(['webhooks', 'remove', '--id', added.json.id])).json).toEqual({ ok: true })
     expect((await cli(['webhooks', 'list', '--workspace', workspace])).json.endpoints).toHaveLength(1)
     expect((await cli(['webhooks', 'remove', '--id', 'whe_nope'])).code).toBe(1)
-  })
+  }, 180_000)
 })

@@ -57,7 +57,7 @@ export function describeDeliveryKillRestart (backend: string, open: () => Promis
       expect(deliveries.every(delivery => delivery.status === 'delivered')).toBe(true)
       const sent = await withRuntime(store, async ({ stores }) => await stores.messages.list(workspaceId, { limit: 100 }))
       expect(new Set(receiver.events().map(event => event.data.id))).toEqual(new Set(sent.map(record => record.id)))
-    }, 90_000)
+    }, 150_000)
   })
 }
 

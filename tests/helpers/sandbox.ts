@@ -13,7 +13,7 @@ export async function startSandbox (dataDir: string): Promise<StartedSandbox> {
   let output = ''
   child.stdout!.on('data', chunk => { output += chunk })
   child.stderr!.on('data', chunk => { output += chunk })
-  const deadline = Date.now() + 45_000
+  const deadline = Date.now() + 90_000
   while (!output.includes('See the log:')) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sandbox did not start:\n${output}`)
     await new Promise(resolve => setTimeout(resolve, 100))

@@ -32,7 +32,7 @@ describe('README examples, verbatim against npm run sandbox', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'outbound-readme-'))
     sandbox = await startSandbox(dataDir)
     key = printed(sandbox.banner, /export OUTBOUND_KEY=(obk_live_\S+)/)!
-  }, 60_000)
+  }, 120_000)
   afterAll(async () => {
     if (sandbox) await stopSandbox(sandbox)
     await rm(dataDir, { recursive: true, force: true })

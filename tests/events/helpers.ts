@@ -6,8 +6,3 @@ export async function subscribe (app: FastifyInstance, workspaceId: string, url:
   const { endpoint, secret } = await addEndpoint({ webhooks: app.webhooks, cipher: app.cipher, config: app.config }, { workspaceId, url, events })
   return { id: endpoint.id, secret }
 }
-
-/** Emits a test event to one endpoint, as the dashboard's button does. */
-export async function deliveriesOf (app: FastifyInstance, workspaceId: string) {
-  return await app.webhooks.deliveries(workspaceId, { limit: 100 })
-}

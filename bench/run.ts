@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { benchLookup } from './lookup.js'
+import { benchEvents } from './events.js'
 import { benchMemory } from './memory.js'
 import { benchPacing } from './pacing.js'
 import { benchSend } from './send.js'
@@ -16,7 +17,8 @@ const benches: [string, () => Promise<string>][] = [
   ['Pacing across two processes (PostgreSQL + Redis)', benchTwoProcess],
   ['Memory with a deep queue', benchMemory],
   ['Webhook ingestion', benchWebhooks],
-  ['Reading messages back, and the Idempotency-Key on the send path (PostgreSQL)', benchLookup]
+  ['Reading messages back, and the Idempotency-Key on the send path (PostgreSQL)', benchLookup],
+  ['Outgoing events beside the intake', benchEvents]
 ]
 
 const sections: string[] = []

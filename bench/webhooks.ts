@@ -9,20 +9,20 @@ import { load, machine, percentile, table } from './lib.js'
 
 // Webhook ingestion: POSTs carrying 100 statuses each, signed, against the real route and database,
 // beside a bare baseline that only checks the signature and answers (the ceiling of the transport).
-const STATUSES_PER_POST = 100
+export const STATUSES_PER_POST = 100
 const POSTS = Number(process.env.BENCH_WEBHOOK_POSTS ?? 60)
 const CONCURRENCY = 4
-const SECRET = 'bench-app-secret'
+export const SECRET = 'bench-app-secret'
 const PHONE_NUMBER_ID = '106540352242922'
 
-function body (wamids: string[], status: string, base: number): string {
+export function body (wamids: string[], status: string, base: number): string {
   return JSON.stringify({
     object: 'whatsapp_business_account',
     entry: [{ id: 'waba', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: PHONE_NUMBER_ID }, statuses: wamids.map((id, index) => ({ id, status, timestamp: String(base + index), recipient_id: '15550001111' })) } }] }]
   })
 }
 
-const sign = (raw: string) => 'sha256=' + createHmac('sha256', SECRET).update(raw).digest('hex')
+export const sign = (raw: string) => 'sha256=' + createHmac('sha256', SECRET).update(raw).digest('hex')
 
 async function measure (url: string, bodies: string[]) {
   const { latencies, seconds } = await load(bodies.length, CONCURRENCY, async index => {

@@ -235,3 +235,42 @@ export const jobs = pgTable('jobs', {
   index('jobs_claimable_group').on(table.queue, table.groupKey, table.id).where(sql`status <> 'dead' and group_key is not null`),
   index('jobs_dead').on(table.queue, table.createdAt).where(sql`status = 'dead'`)
 ])
+
+/** A customer's endpoint for outgoing events (CONTRACT.md 10). The secret is encrypted: it must sign. */
+export const webhookEndpoints = pgTable('webhook_endpoints', {
+  id: id(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  url: text('url').notNull(),
+  /** the event types it receives */
+  events: jsonb('events').$type<string[]>().notNull(),
+  /** `whsec_…`, encrypted with the token cipher */
+  secret: text('secret').notNull(),
+  createdAt: createdAt(),
+  removedAt: timestamp('removed_at', { withTimezone: true })
+}, table => [index('webhook_endpoints_workspace').on(table.workspaceId).where(sql`removed_at is null`)])
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
+export type DeliveryStatus = typeof DELIVERY_STATUSES[number]
+
+/** One event for one endpoint: the outbox row. `body` is the exact bytes sent, so a replay sends them again. */
+export const webhookDeliveries = pgTable('webhook_deliveries', {
+  id: id(),
+  endpointId: text('endpoint_id').notNull().references(() => webhookEndpoints.id),
+  workspaceId: text('workspace_id').notNull(),
+  type: text('type').notNull(),
+  /** Standard Webhooks' `webhook-id`: one per event, the same on every retry and replay */
+  webhookId: text('webhook_id').notNull(),
+  body: text('body').notNull(),
+  status: text('status').$type<DeliveryStatus>().notNull().default('pending'),
+  attempts: integer('attempts').notNull().default(0),
+  lastResponseStatus: integer('last_response_status'),
+  lastError: text('last_error'),
+  nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+  createdAt: createdAt(),
+  deliveredAt: timestamp('delivered_at', { withTimezone: true })
+}, table => [
+  uniqueIndex('webhook_deliveries_endpoint_webhook_id').on(table.endpointId, table.webhookId),
+  index('webhook_deliveries_workspace_created').on(table.workspaceId, table.createdAt),
+  index('webhook_deliveries_endpoint_created').on(table.endpointId, table.createdAt),
+  index('webhook_deliveries_pending').on(table.nextAttemptAt).where(sql`status = 'pending'`)
+])

@@ -2,6 +2,7 @@ import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { unsupportedEncoding } from '../src/errors.js'
 import { parseFormBody } from '../src/messages/form.js'
 import { parseJsonBody } from '../src/messages/json-body.js'
 import { readMultipartFields } from '../src/messages/multipart.js'
@@ -12,6 +13,11 @@ import { readMultipartFields } from '../src/messages/multipart.js'
  */
 export default fp(async function bodyParsers (app) {
   const limit = app.config.BODY_LIMIT_BYTES
+  // Fastify would hand the compressed bytes to the parsers, which would call them malformed.
+  app.addHook('preParsing', async function refuseEncodedBodies (request) {
+    const encoding = request.headers['content-encoding']?.trim().toLowerCase()
+    if (encoding && encoding !== 'identity') throw unsupportedEncoding(encoding)
+  })
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async function parseJson (request: FastifyRequest, body: Buffer) {
     return parseJsonBody(request.headers['content-type'], body)

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import { createDispatcher, type Dispatch } from '../src/dispatch/dispatcher.js'
 import { InFlight } from '../src/dispatch/in-flight.js'
 import { startLease } from '../src/dispatch/lease.js'
+import { countedDispatch } from '../src/metrics/instrument.js'
 import { dispatcherStore } from '../src/store/dispatchers.js'
 import { newId } from '../src/store/ids.js'
 
@@ -31,7 +32,7 @@ export default fp(async function dispatch (app) {
   })
 
   app.decorate('dispatcherId', dispatcherId)
-  app.decorate('dispatch', createDispatcher({
+  app.decorate('dispatch', countedDispatch(createDispatcher({
     upstream: app.upstream,
     messages: app.messages,
     cipher: app.cipher,
@@ -40,7 +41,7 @@ export default fp(async function dispatch (app) {
     inFlight,
     dispatcherId,
     limits: { maxAttempts: config.MAX_ATTEMPTS, deadlineMs: config.DISPATCH_DEADLINE_MS, throughputMps: config.THROUGHPUT_MPS }
-  }))
+  }), app.metrics.sends))
 
   // A keep-alive connection left open would hold the server's close until its idle timeout.
   app.addHook('onSend', async function closeConnectionWhenDraining (_request, reply) {
@@ -52,4 +53,4 @@ export default fp(async function dispatch (app) {
   app.addHook('onClose', async function releaseLease () {
     await lease.stop()
   })
-}, { name: 'dispatch', dependencies: ['db', 'upstream', 'pacer'] })
+}, { name: 'dispatch', dependencies: ['db', 'upstream', 'pacer', 'metrics'] })

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { timedPacer } from '../src/metrics/instrument.js'
 import { createLocalPacer } from '../src/pacer/local-pacer.js'
 import { createRedisPacer } from '../src/pacer/redis-pacer.js'
 import type { Pacer } from '../src/pacer/types.js'
@@ -17,6 +18,6 @@ export default fp(async function pacer (app) {
   const pacer = app.redis
     ? createRedisPacer({ ...shared, redis: app.redis, upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS })
     : createLocalPacer(shared)
-  app.decorate('pacer', pacer)
+  app.decorate('pacer', timedPacer(pacer, app.metrics.pacingWait))
   app.addHook('onClose', async function closePacer () { pacer.close() })
-}, { name: 'pacer', dependencies: ['db', 'redis'] })
+}, { name: 'pacer', dependencies: ['db', 'redis', 'metrics'] })

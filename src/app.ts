@@ -8,6 +8,8 @@ import dbPlugin from '../plugins/db.js'
 import dispatchPlugin from '../plugins/dispatch.js'
 import docsPlugin from '../plugins/docs.js'
 import idempotencyPlugin from '../plugins/idempotency.js'
+import eventsPlugin from '../plugins/events.js'
+import metricsPlugin from '../plugins/metrics.js'
 import pacerPlugin from '../plugins/pacer.js'
 import planPlugin from '../plugins/plan.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
@@ -20,6 +22,7 @@ import workPlugin from '../plugins/work.js'
 import dashboardRoutes from '../routes/dashboard/index.js'
 import healthRoutes from '../routes/health.js'
 import messageReadRoutes from '../routes/message-reads.js'
+import metricsRoutes from '../routes/metrics.js'
 import messageRoutes from '../routes/messages.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
@@ -52,8 +55,10 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   })
 
   await app.register(dbPlugin, { config })
+  await app.register(metricsPlugin)
   await app.register(redisPlugin)
   await app.register(workPlugin)
+  await app.register(eventsPlugin)
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)
@@ -69,6 +74,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(idempotencyPlugin)
 
   await app.register(healthRoutes)
+  await app.register(metricsRoutes)
   await app.register(webhookRoutes)
   await app.register(async function api (api) {
     await api.register(bodyParsersPlugin)

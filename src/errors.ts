@@ -23,6 +23,8 @@ export const methodNotAllowed = (allow: string[]) =>
   new AppError(405, 'method_not_allowed', `Method not allowed; allowed: ${allow.join(', ')}`, { allow: allow.join(', ') })
 export const noActiveConnection = () => new AppError(409, 'no_active_connection', 'The workspace has no active connected number')
 export const payloadTooLarge = (limit: number) => new AppError(413, 'payload_too_large', `Request body is larger than ${limit} bytes`)
+export const unsupportedEncoding = (encoding: string) =>
+  new AppError(415, 'unsupported_media_type', `Unsupported Content-Encoding ${JSON.stringify(encoding)}: send the body uncompressed`)
 export const unsupportedMediaType = (type: string) =>
   new AppError(415, 'unsupported_media_type', `Unsupported content type ${JSON.stringify(type)}: send application/json or form fields`)
 export const invalidRequest = (message: string, field?: string) => new AppError(422, 'invalid_request', message, field ? { field } : {})

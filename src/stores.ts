@@ -11,6 +11,7 @@ import { sessionStore } from './store/sessions.js'
 import { statusEventStore } from './store/status-events.js'
 import { templateStore } from './store/templates.js'
 import { userStore } from './store/users.js'
+import { webhookStore } from './store/webhooks.js'
 import { workspaceStore } from './store/workspaces.js'
 
 /**
@@ -32,7 +33,8 @@ export function createStores (db: Database) {
     users: userStore(db),
     sessions: sessionStore(db),
     messageSearch: messageSearch(db),
-    messageReads: messageReads(db)
+    messageReads: messageReads(db),
+    webhooks: webhookStore(db)
   }
 }
 

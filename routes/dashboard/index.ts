@@ -10,6 +10,7 @@ import messages from './messages.js'
 import overview from './overview.js'
 import signIn from './sign-in.js'
 import templates from './templates.js'
+import webhooks from './webhooks.js'
 
 /** The dashboard's pages, under /dashboard: each route says by `config.dashboard` whether it needs a session. */
 const dashboard: FastifyPluginAsync = async function (app) {
@@ -24,6 +25,7 @@ const dashboard: FastifyPluginAsync = async function (app) {
   await app.register(inbound)
   await app.register(templates)
   await app.register(keys)
+  await app.register(webhooks)
 }
 
 export default dashboard

@@ -2,7 +2,7 @@ import { assetUrl } from './assets.js'
 import { html, type SafeHtml } from './html.js'
 import { csrfField, notice, planBadge, type Notice } from './parts.js'
 
-export type NavKey = 'overview' | 'compose' | 'messages' | 'inbound' | 'templates' | 'connection' | 'keys'
+export type NavKey = 'overview' | 'compose' | 'messages' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks'
 
 /** What every signed-in page shows around its content. */
 export interface Frame {
@@ -42,6 +42,7 @@ export function layout (frame: Frame, content: SafeHtml): SafeHtml {
       ${NAV.map(link)}
       <li class="group" aria-hidden="true">Developer Studio</li>
       ${link(['keys', 'API keys', '/dashboard/keys'])}
+      ${link(['webhooks', 'Webhooks', '/dashboard/webhooks'])}
       <li><a href="/docs">API reference</a></li>
     </ul>
   </nav>

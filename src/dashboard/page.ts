@@ -9,7 +9,10 @@ const DONE: Record<string, Notice> = {
   'connected-webhook-pending': { kind: 'warning', text: 'Number connected and templates synced, but the webhook could not be registered yet: it is retried every 30 s. Statuses arrive once it is.' },
   disconnected: { kind: 'success', text: 'Disconnected. Sends now get 409 until a number is connected again.' },
   revoked: { kind: 'success', text: 'API key revoked. Requests with it get 401 from now on.' },
-  synced: { kind: 'success', text: 'Templates synced from WhatsApp.' }
+  synced: { kind: 'success', text: 'Templates synced from WhatsApp.' },
+  'endpoint-removed': { kind: 'success', text: 'Webhook endpoint removed. Nothing more is sent to it.' },
+  'test-sent': { kind: 'success', text: 'Test event queued: its delivery appears below within a moment.' },
+  replayed: { kind: 'success', text: 'Delivery queued again, with the same webhook-id and body.' }
 }
 
 export interface PageOptions { title: string, active?: NavKey, notice?: Notice }

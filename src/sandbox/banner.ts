@@ -10,6 +10,7 @@ interface BannerInput {
   connection: ConnectResult
   magic: Readonly<Record<string, MagicRecipient>>
   dataDir: string
+  receiverUrl: string
 }
 
 /** The sandbox's sends carry it, so the printed status lookup finds them. */
@@ -18,8 +19,8 @@ export const SANDBOX_REFERENCE = 'sandbox-hello'
 /** What a newcomer needs to send a first message, printed once the sandbox is ready. */
 export function printBanner (input: BannerInput): void {
   const numbers = input.connection.phone_numbers.map(number => `${number.phone_number_id} (${number.display_phone_number})`).join(', ')
-  const curl = `curl -s ${input.baseUrl}/api/messages.php \\\n  -H 'Authorization: Bearer ${input.secret}' \\\n  -H 'Content-Type: application/json' \\\n  -d '{"to":"15551234567","body":"Hello from Outbound","client_reference":"${SANDBOX_REFERENCE}"}'`
-  const lookup = `curl -s '${input.baseUrl}/api/messages.php?client_reference=${SANDBOX_REFERENCE}' \\\n  -H 'Authorization: Bearer ${input.secret}'`
+  const curl = `curl -s ${input.baseUrl}/api/messages.php \\\n  -H "Authorization: Bearer $OUTBOUND_KEY" \\\n  -H 'Content-Type: application/json' \\\n  -d '{"to":"15551234567","body":"Hello from Outbound","client_reference":"${SANDBOX_REFERENCE}"}'`
+  const lookup = `curl -s '${input.baseUrl}/api/messages.php?client_reference=${SANDBOX_REFERENCE}' \\\n  -H "Authorization: Bearer $OUTBOUND_KEY"`
   const magic = Object.entries(input.magic).map(([to, recipient]) => `  ${to}  ${recipient.description}`).join('\n')
   console.log(`
 Outbound sandbox is ready: ${input.baseUrl}  (upstream: built-in emulator at ${input.emulatorUrl})
@@ -29,13 +30,18 @@ API key     Authorization: Bearer ${input.secret}
 Dashboard   ${input.baseUrl}/dashboard   (sign in as ${input.login.email} with password ${input.login.password})
 Templates   ${input.connection.templates} synced; webhook registered: ${input.connection.webhook_registered}
 
-Send a message:
+Send a message (the README's examples use OUTBOUND_KEY too):
 
+export OUTBOUND_KEY=${input.secret}
 ${curl}
 
 Read its status back (sent, then delivered, then read); ?id=<the id the send answered> adds its whole history:
 
 ${lookup}
+
+Events      every event of the demo workspace is POSTed to ${input.receiverUrl}, a local receiver that
+            verifies its signature with the standardwebhooks package and prints "[events] verified <type> <webhook-id>" here.
+            Add your own endpoint in the dashboard (Developer Studio → Webhooks); local URLs are allowed in the sandbox.
 
 Recipients that fail on purpose:
 ${magic}

@@ -6,9 +6,11 @@ import { connectWorkspace } from '../connections/connect.js'
 import { generatePassword, hashPassword, verifyPassword } from '../crypto/password.js'
 import { createUser } from '../dashboard/accounts.js'
 import { EmbeddedDatabaseBusyError } from '../embedded-lock.js'
+import { addEndpoint } from '../events/endpoints.js'
 import { defaultAccount, MAGIC_RECIPIENTS, startEmulator } from './emulator/index.js'
 import { readSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.js'
 import { printBanner } from './banner.js'
+import { startDemoReceiver } from './demo-receiver.js'
 
 /**
  * `npm run sandbox`: the gateway on the embedded database, with the built-in emulator as its upstream
@@ -16,7 +18,8 @@ import { printBanner } from './banner.js'
  */
 async function main (): Promise<void> {
   // Quiet by default so the banner stays readable; LOG_LEVEL=info shows every request.
-  const env: Record<string, string | undefined> = { DATA_DIR: join('data', 'sandbox'), LOG_LEVEL: 'warn', ...process.env }
+  // Local endpoints are allowed, so the demo receiver (and yours) can get events.
+  const env: Record<string, string | undefined> = { DATA_DIR: join('data', 'sandbox'), LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE: 'true', ...process.env }
   const emulator = await startEmulator({ port: Number(env.EMULATOR_PORT ?? 0) })
   const config = loadConfig({ ...env, GRAPH_API_URL: emulator.url, APP_SECRET: emulator.appSecret, DATABASE_URL: undefined })
   const app = await buildApp({ config })
@@ -28,6 +31,8 @@ async function main (): Promise<void> {
   const account = defaultAccount()
   const connection = await connectWorkspace(app.connectDeps, { workspaceId: state.workspaceId, wabaId: account.wabaId, accessToken: account.accessToken })
   if (!connection.webhook_registered) throw new Error(`webhook registration failed: ${connection.webhook_error}`)
+  const receiver = await startDemoReceiver()
+  state.webhookEndpointId = await demoEndpoint(app, state, receiver)
   writeSandboxState(config.DATA_DIR, state)
 
   printBanner({
@@ -38,12 +43,13 @@ async function main (): Promise<void> {
     login: { email: state.dashboardEmail, password: state.dashboardPassword },
     connection,
     magic: MAGIC_RECIPIENTS,
-    dataDir: config.DATA_DIR
+    dataDir: config.DATA_DIR,
+    receiverUrl: receiver.url
   })
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      app.close().then(() => emulator.close()).then(() => process.exit(0), () => process.exit(1))
+      app.close().then(() => emulator.close()).then(() => receiver.close()).then(() => process.exit(0), () => process.exit(1))
     })
   }
 }
@@ -55,6 +61,14 @@ async function demoWorkspace (app: FastifyInstance, saved: SandboxState | undefi
   const stillValid = saved?.apiKeySecret && (await app.keys.verify(saved.apiKeySecret))?.workspaceId === workspace.id
   const apiKeySecret = stillValid ? saved.apiKeySecret : (await app.keys.create(workspace.id, 'sandbox')).secret
   return { workspaceId: workspace.id, apiKeySecret }
+}
+
+/** Every event of the demo workspace goes to the demo receiver: the endpoint of the last start is replaced, its port having changed. */
+async function demoEndpoint (app: FastifyInstance, state: SandboxState, receiver: Awaited<ReturnType<typeof startDemoReceiver>>): Promise<string> {
+  if (state.webhookEndpointId) await app.webhooks.removeEndpoint(state.webhookEndpointId, state.workspaceId)
+  const { endpoint, secret } = await addEndpoint(app, { workspaceId: state.workspaceId, url: receiver.url })
+  receiver.setSecret(secret)
+  return endpoint.id
 }
 
 const DEMO_EMAIL = 'demo@outbound.test'

@@ -11,6 +11,8 @@ export interface SandboxState {
   /** the demo dashboard user's sign-in, printed on every start */
   dashboardEmail?: string
   dashboardPassword?: string
+  /** the endpoint pointing at the demo receiver of the last start (its port changes each time) */
+  webhookEndpointId?: string
 }
 
 const FILE = 'sandbox.json'

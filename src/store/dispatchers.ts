@@ -1,6 +1,8 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { dispatchers, messages } from '../../db/schema.js'
+import { emitEvents, outboxCommitted } from '../events/outbox.js'
+import { messageEvent } from '../events/resources.js'
 
 export const INTERRUPTED_TEXT = 'Interrupted: the gateway process dispatching this message stopped before its outcome was recorded; it may or may not have been sent'
 
@@ -15,10 +17,15 @@ const leaseEnd = (leaseMs: number) => sql`now() + ${leaseMs}::integer * interval
  */
 export function dispatcherStore (db: Database) {
   async function interrupt (where: SQL): Promise<number> {
-    const rows = await db.update(messages)
-      .set({ status: 'failed', errorCode: 'interrupted', errorText: INTERRUPTED_TEXT, failedAt: sql`now()`, updatedAt: new Date() })
-      .where(and(eq(messages.status, 'pending'), where))
-      .returning({ id: messages.id })
+    const rows = await db.transaction(async tx => {
+      const failed = await tx.update(messages)
+        .set({ status: 'failed', errorCode: 'interrupted', errorText: INTERRUPTED_TEXT, failedAt: sql`now()`, updatedAt: new Date() })
+        .where(and(eq(messages.status, 'pending'), where))
+        .returning()
+      await emitEvents(tx, failed.map(messageEvent).filter(event => event !== undefined))
+      return failed
+    })
+    if (rows.length > 0) outboxCommitted()
     return rows.length
   }
 

@@ -1,6 +1,8 @@
 import { desc, eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { inboundMessages } from '../../db/schema.js'
+import { emitEvents, outboxCommitted } from '../events/outbox.js'
+import { receivedEvent } from '../events/resources.js'
 import { newId } from './ids.js'
 
 export type InboundMessage = typeof inboundMessages.$inferSelect
@@ -9,8 +11,14 @@ export function inboundStore (db: Database) {
   return {
     /** Stores an inbound message once per wamid (the upstream delivers at least once); false for a repeat. */
     async insert (message: Omit<InboundMessage, 'id' | 'createdAt'>): Promise<boolean> {
-      const rows = await db.insert(inboundMessages).values({ id: newId('in'), ...message }).onConflictDoNothing().returning({ id: inboundMessages.id })
-      return rows.length > 0
+      // stored with its message.received event, or not at all (CONTRACT.md 10)
+      const stored = await db.transaction(async tx => {
+        const rows = await tx.insert(inboundMessages).values({ id: newId('in'), ...message }).onConflictDoNothing().returning()
+        await emitEvents(tx, rows.map(receivedEvent))
+        return rows.length > 0
+      })
+      if (stored) outboxCommitted()
+      return stored
     },
 
     /** Newest first. */

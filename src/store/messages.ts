@@ -1,6 +1,8 @@
-import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { messages, type MessageStatus } from '../../db/schema.js'
+import { emitEvents, outboxCommitted } from '../events/outbox.js'
+import { messageEvent } from '../events/resources.js'
 import { createBatcher } from './batcher.js'
 import { insertWithKeys } from './keyed-insert.js'
 
@@ -38,29 +40,41 @@ export function messageStore (db: Database) {
   const updateSent = createBatcher(async (batch: Sent[]) => {
     const v = valuesAs('id, wamid, attempts, updated_at',
       batch.map(row => sql`(${row.id}::text, ${row.wamid}::text, ${row.attempts}::int, ${row.updatedAt.toISOString()}::timestamptz)`))
-    await db.update(messages).set({
-      wamid: sql`v.wamid`,
-      attempts: sql`v.attempts`,
-      status: sql`case when ${messages.status} = 'pending' or ${presumedInterrupted} then 'sent' else ${messages.status} end`,
-      sentAt: sql`coalesce(${messages.sentAt}, v.updated_at)`,
-      errorCode: sql`case when ${presumedInterrupted} then null else ${messages.errorCode} end`,
-      errorText: sql`case when ${presumedInterrupted} then null else ${messages.errorText} end`,
-      updatedAt: sql`v.updated_at`
-    }).from(v).where(eq(messages.id, sql`v.id`))
+    const moved = await db.transaction(async tx => {
+      // locked first, so `before` is what this update moves from, whatever a webhook did meanwhile
+      const before = new Map((await tx.select({ id: messages.id, status: messages.status, errorCode: messages.errorCode }).from(messages)
+        .where(inArray(messages.id, batch.map(row => row.id))).orderBy(messages.id).for('update')).map(row => [row.id, row]))
+      const rows = await tx.update(messages).set({
+        wamid: sql`v.wamid`,
+        attempts: sql`v.attempts`,
+        status: sql`case when ${messages.status} = 'pending' or ${presumedInterrupted} then 'sent' else ${messages.status} end`,
+        sentAt: sql`coalesce(${messages.sentAt}, v.updated_at)`,
+        errorCode: sql`case when ${presumedInterrupted} then null else ${messages.errorCode} end`,
+        errorText: sql`case when ${presumedInterrupted} then null else ${messages.errorText} end`,
+        updatedAt: sql`v.updated_at`
+      }).from(v).where(eq(messages.id, sql`v.id`)).returning() as unknown as MessageRecord[]
+      const changed = rows.filter(row => row.status === 'sent' && before.get(row.id)?.status !== 'sent')
+      return await emitEvents(tx, changed.map(messageEvent).filter(event => event !== undefined))
+    })
+    if (moved.length > 0) outboxCommitted()
     return batch.map(() => undefined)
   }, { maxBatch: MAX_BATCH })
 
   const updateFailed = createBatcher(async (batch: Failed[]) => {
     const v = valuesAs('id, error_code, error_text, attempts, updated_at',
       batch.map(row => sql`(${row.id}::text, ${row.errorCode}::text, ${row.errorText}::text, ${row.attempts}::int, ${row.updatedAt.toISOString()}::timestamptz)`))
-    await db.update(messages).set({
-      status: 'failed',
-      failedAt: sql`v.updated_at`,
-      errorCode: sql`v.error_code`,
-      errorText: sql`v.error_text`,
-      attempts: sql`v.attempts`,
-      updatedAt: sql`v.updated_at`
-    }).from(v).where(and(eq(messages.id, sql`v.id`), stillOpen))
+    const emitted = await db.transaction(async tx => {
+      const rows = await tx.update(messages).set({
+        status: 'failed',
+        failedAt: sql`v.updated_at`,
+        errorCode: sql`v.error_code`,
+        errorText: sql`v.error_text`,
+        attempts: sql`v.attempts`,
+        updatedAt: sql`v.updated_at`
+      }).from(v).where(and(eq(messages.id, sql`v.id`), stillOpen)).returning() as unknown as MessageRecord[]
+      return await emitEvents(tx, rows.map(messageEvent).filter(event => event !== undefined))
+    })
+    if (emitted.length > 0) outboxCommitted()
     return batch.map(() => undefined)
   }, { maxBatch: MAX_BATCH })
 

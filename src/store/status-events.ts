@@ -1,6 +1,8 @@
 import { eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { messageEvents } from '../../db/schema.js'
+import { emitEvents, outboxCommitted } from '../events/outbox.js'
+import { messageEvent, recordOfRow } from '../events/resources.js'
 import { newId } from './ids.js'
 
 export interface StatusEvent {
@@ -26,11 +28,15 @@ export function statusEventStore (db: Database) {
      */
     async recordAll (events: StatusEvent[]): Promise<StatusOutcome[]> {
       const ordered = [...events].sort((a, b) => a.wamid < b.wamid ? -1 : a.wamid > b.wamid ? 1 : 0)
-      return await db.transaction(async tx => {
-        const outcomes: StatusOutcome[] = []
-        for (const event of ordered) outcomes.push(await recordStatus(tx, event))
-        return outcomes
+      const outcomes = await db.transaction(async tx => {
+        const recorded = []
+        for (const event of ordered) recorded.push(await recordStatus(tx, event))
+        // each applied change emits its event in the same transaction (CONTRACT.md 10)
+        await emitEvents(tx, recorded.flatMap(({ record }) => record ? [messageEvent(recordOfRow(record))].filter(e => e !== undefined) : []))
+        return recorded.map(({ outcome }) => outcome)
       })
+      outboxCommitted()
+      return outcomes
     },
 
     async byWamid (wamid: string) {
@@ -52,7 +58,7 @@ export type StatusEventStore = ReturnType<typeof statusEventStore>
  * sent < delivered < read, failed only before delivered. The row lock of the update makes
  * concurrent deliveries for one message safe. An event for an unknown message is kept aside.
  */
-async function recordStatus (db: Pick<Database, 'execute'>, event: StatusEvent): Promise<StatusOutcome> {
+async function recordStatus (db: Pick<Database, 'execute'>, event: StatusEvent): Promise<{ outcome: StatusOutcome, record?: Record<string, unknown> }> {
   const failed = event.status === 'failed'
   const rank = { sent: 1, delivered: 2, read: 3, failed: 0 }[event.status]
   const advances = failed
@@ -60,10 +66,10 @@ async function recordStatus (db: Pick<Database, 'execute'>, event: StatusEvent):
     : sql`(case m.status when 'pending' then 0 when 'sent' then 1 when 'delivered' then 2 when 'read' then 3 else 99 end) < ${rank}`
   const result = await db.execute(sql`
     with target as (
-      select id from messages
+      select id, status from messages
       where wamid = ${event.wamid}
          or (id = ${event.recordId ?? null} and phone_number_id = ${event.phoneNumberId} and (wamid is null or wamid = ${event.wamid}))
-      limit 1
+      limit 1 for update
     ), kept as (
       insert into message_events (id, message_id, wamid, status, upstream_timestamp, error_code, error_text, pricing_category, payload)
       values (${newId('evt')}, (select id from target), ${event.wamid}, ${event.status}, ${event.upstreamTimestamp.toISOString()}::timestamptz,
@@ -79,11 +85,15 @@ async function recordStatus (db: Pick<Database, 'execute'>, event: StatusEvent):
         pricing_category = coalesce(m.pricing_category, ${event.pricingCategory ?? null}),
         updated_at = case when ${advances} then now() else m.updated_at end
       from kept where m.id = kept.message_id
-      returning m.status
+      returning m.*
     )
-    select (select count(*) from kept)::int as kept, (select id from target) as message_id, (select status from moved) as status`)
-  const [row] = rowsOf<{ kept: number, message_id: string | null, status: string | null }>(result)
-  if (row.kept === 0) return 'repeat'
-  if (row.message_id === null) return 'unknown'
-  return row.status === event.status ? 'applied' : 'kept'
+    select (select count(*) from kept)::int as kept, (select id from target) as message_id, (select status from moved) as status,
+      (select status from target) as old_status, (select row_to_json(moved) from moved) as record`)
+  const [row] = rowsOf<{ kept: number, message_id: string | null, status: string | null, old_status: string | null, record: Record<string, unknown> | string | null }>(result)
+  if (row.kept === 0) return { outcome: 'repeat' }
+  if (row.message_id === null) return { outcome: 'unknown' }
+  if (row.status !== event.status) return { outcome: 'kept' }
+  // the row lock taken in `target` makes old_status the status this statement moved from
+  if (row.old_status === row.status) return { outcome: 'applied' }
+  return { outcome: 'applied', record: typeof row.record === 'string' ? JSON.parse(row.record) : row.record ?? undefined }
 }

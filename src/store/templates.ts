@@ -2,6 +2,8 @@ import { and, asc, eq, notInArray } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { templates } from '../../db/schema.js'
 import type { UpstreamTemplate } from '../upstream/types.js'
+import { emitEvents, outboxCommitted } from '../events/outbox.js'
+import { templateEvent } from '../events/resources.js'
 import { newId } from './ids.js'
 
 export type Template = typeof templates.$inferSelect
@@ -36,8 +38,13 @@ export function templateStore (db: Database) {
 
     /** A status update from the upstream, routed by WABA: every workspace connected to it sees it. */
     async setStatus (wabaId: string, name: string, language: string, status: string): Promise<number> {
-      const rows = await db.update(templates).set({ status, updatedAt: new Date() })
-        .where(and(eq(templates.wabaId, wabaId), eq(templates.name, name), eq(templates.language, language))).returning({ id: templates.id })
+      const rows = await db.transaction(async tx => {
+        const updated = await tx.update(templates).set({ status, updatedAt: new Date() })
+          .where(and(eq(templates.wabaId, wabaId), eq(templates.name, name), eq(templates.language, language))).returning()
+        await emitEvents(tx, updated.map(templateEvent))
+        return updated
+      })
+      if (rows.length > 0) outboxCommitted()
       return rows.length
     }
   }

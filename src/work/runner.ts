@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../db/client.js'
+import { createBatcher } from '../store/batcher.js'
 import { jobSql, type Job, type NewJob } from '../store/jobs.js'
 import { exponentialBackoff } from './backoff.js'
 
@@ -144,6 +145,12 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
 
     defineLeased (name, options, task) {
       const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
+      // Jobs finishing together are deleted by one statement (group commit): at hundreds of short
+      // jobs a second (outgoing webhooks), one delete each would cost more than the work.
+      const complete = createBatcher(async (ids: number[]) => {
+        await jobSql.complete(db, ids, worker)
+        return ids.map(() => undefined)
+      }, { maxBatch: 500 })
       const inFlight = new Set<number>()
       const renewal = setInterval(() => {
         jobSql.renew(db, worker, [...inFlight], leaseMs).catch(error => log.error({ queue: name, err: (error as Error).message }, 'could not renew job leases'))
@@ -151,14 +158,16 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
       const settled = new Set<Promise<void>>()
       add(name, options.pollMs, async () => {
         const room = options.concurrency - inFlight.size
-        if (room <= 0) return false
-        const jobs = await jobSql.lease(db, name, { worker, leaseMs, limit: room })
+        // a busy queue claims a batch at a time rather than one job per finished job: one claim statement per batch
+        if (room <= 0 || (inFlight.size > 0 && room < Math.min(options.batch, options.concurrency))) return false
+        const limit = Math.min(room, options.batch)
+        const jobs = await jobSql.lease(db, name, { worker, leaseMs, limit })
         for (const job of jobs) {
           inFlight.add(job.id)
           const done = (async () => {
             try {
               await task(job)
-              await jobSql.complete(db, [job.id], worker)
+              await complete(job.id)
             } catch (error) {
               await retryOrBury(job, error, options, worker).catch(failure => log.error({ queue: name, jobId: job.id, err: (failure as Error).message }, 'could not record a job failure'))
             } finally {
@@ -169,7 +178,8 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
           settled.add(done)
           void done.finally(() => settled.delete(done))
         }
-        return false
+        // a full claim with room left: claim again at once
+        return jobs.length === limit && room - limit >= Math.min(options.batch, options.concurrency)
       })
       leasedWork.set(name, { settled, renewal })
     },

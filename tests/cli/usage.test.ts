@@ -21,7 +21,7 @@ describe('outbound: usage, help and configuration', () => {
     for (const result of results) {
       expect(result.code).toBe(0)
       expect(result.json.commands.map((entry: { usage: string }) => entry.usage)).toContain('outbound keys create --workspace ID [--name N]')
-      expect(result.json.commands).toHaveLength(12)
+      expect(result.json.commands).toHaveLength(17)
     }
     const one = await runCli(['keys', 'list', '--help'], env)
     expect(one.json).toEqual({ commands: [{ usage: 'outbound keys list --workspace ID', does: expect.any(String) }] })

@@ -96,6 +96,16 @@ describe('POST /api/messages.php: body formats', () => {
       expect((await sentPayload(payload, headers)).template).toMatchObject({ language: { code: 'pt_BR' }, components: [{ parameters: [{ text: 'A1' }] }] })
     })
 
+    it('keeps the numbers the upstream wants as numbers (currency amount_1000)', async () => {
+      const { headers, payload } = form(`to=${RECIPIENT}&type=template&template=order_confirmation&language=en_US&components[0][type]=body&components[0][parameters][0][type]=currency&components[0][parameters][0][currency][fallback_value]=%24100.99&components[0][parameters][0][currency][code]=USD&components[0][parameters][0][currency][amount_1000]=100990`)
+      expect(await sentPayload(payload, headers)).toMatchObject({ template: { components: [{ parameters: [{ type: 'currency', currency: { fallback_value: '$100.99', code: 'USD', amount_1000: 100990 } }] }] } })
+    })
+
+    it('says so when a JSON body comes with a form Content-Type (curl -d without -H)', async () => {
+      const body = expectEnvelope(await send(gateway, JSON.stringify({ to: RECIPIENT, body: 'x' }), { authorization, headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 422, 'invalid_request')
+      expect(body.error).toMatch(/JSON.*Content-Type: application\/json/)
+    })
+
     it('accepts components and interactive as a JSON string', async () => {
       const components = JSON.stringify([{ type: 'body', parameters: [{ type: 'text', text: 'Z9' }] }])
       const { headers, payload } = form(`to=${RECIPIENT}&type=template&template_name=order_confirmation&language=en_US&components=${encodeURIComponent(components)}`)
@@ -162,6 +172,15 @@ describe('POST /api/messages.php: body formats', () => {
   describe('other content types and limits', () => {
     it.each(['text/plain', 'application/xml', 'application/octet-stream', 'application/vnd.api+json', 'multipart/mixed; boundary=x', 'image/png'])('answers %s with 415', async type => {
       expectEnvelope(await send(gateway, '{"to":"15551234567","body":"x"}', { authorization, headers: { 'content-type': type } }), 415, 'unsupported_media_type')
+    })
+
+    it('answers a compressed body with 415 naming its Content-Encoding', async () => {
+      const { gzipSync } = await import('node:zlib')
+      const zipped = gzipSync(JSON.stringify({ to: RECIPIENT, body: 'x' }))
+      for (const encoding of ['gzip', 'br']) {
+        const body = expectEnvelope(await send(gateway, zipped, { authorization, headers: { 'content-type': 'application/json', 'content-encoding': encoding } }), 415, 'unsupported_media_type')
+        expect(body.error).toContain(`"${encoding}"`)
+      }
     })
 
     it('answers a JSON or form body over BODY_LIMIT_BYTES with 413', async () => {

@@ -1,44 +1,16 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort } from '../helpers/gateway.js'
+import { printed, startSandbox, stopSandbox as stop } from '../helpers/sandbox.js'
 import { runCli } from '../cli/run-cli.js'
 import { waitFor } from '../helpers/wait.js'
 
-interface Started { child: ChildProcess, banner: string, port: number }
-
-/** `npm run sandbox` as a newcomer runs it: a real process, its printed banner, the printed curl. */
-async function startSandbox (dataDir: string): Promise<Started> {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: '', ENCRYPTION_KEY: '' },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let output = ''
-  child.stdout!.on('data', chunk => { output += chunk })
-  child.stderr!.on('data', chunk => { output += chunk })
-  const deadline = Date.now() + 45_000
-  while (!output.includes('See the log:')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sandbox did not start:\n${output}`)
-    await new Promise(resolve => setTimeout(resolve, 100))
-  }
-  return { child, banner: output, port }
-}
-
-async function stop (started: Started): Promise<void> {
-  const exited = new Promise(resolve => started.child.once('exit', resolve))
-  started.child.kill('SIGTERM')
-  await exited
-}
-
-const printed = (banner: string, pattern: RegExp) => pattern.exec(banner)?.[1]
-
 /** Runs a command the banner printed, as pasted into a shell. */
-async function pasted (command: string): Promise<Record<string, unknown>> {
-  const { stdout } = await promisify(execFile)('sh', ['-c', command])
+async function pasted (command: string, key: string): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)('sh', ['-c', command], { env: { ...process.env, OUTBOUND_KEY: key } })
   return JSON.parse(stdout) as Record<string, unknown>
 }
 
@@ -51,18 +23,18 @@ describe('npm run sandbox', () => {
     let wamid: string | undefined
     const first = await startSandbox(dataDir)
     const workspace = printed(first.banner, /Workspace\s+(ws_\S+)/)
-    const secret = printed(first.banner, /Authorization: Bearer (obk_live_\S+)/)
+    const secret = printed(first.banner, /export OUTBOUND_KEY=(obk_live_\S+)/)
     try {
       expect(first.banner).toContain('webhook registered: true')
       expect(workspace).toBeDefined()
       const send = printed(first.banner, /\n(curl -s \S+\/api\/messages\.php \\\n[\s\S]*?\}')\n/)
       const lookup = printed(first.banner, /\n(curl -s '[^'\n]+client_reference=[^\n]+\n[^\n]+)\n/)
-      const sent = await pasted(send!) as { wamid: string }
+      const sent = await pasted(send!, secret!) as { wamid: string }
       expect(sent).toMatchObject({ ok: true, id: expect.stringMatching(/^msg_/), status: 'sent', wamid: expect.stringMatching(/^wamid\./) })
       wamid = sent.wamid
       // the emulator's signed delivered and read webhooks arrive within a second: the printed lookup shows them
       const read = await waitFor(async () => {
-        const { messages } = await pasted(lookup!) as { messages: Array<{ wamid: string, status: string }> }
+        const { messages } = await pasted(lookup!, secret!) as { messages: Array<{ wamid: string, status: string }> }
         return messages[0]?.wamid === wamid && messages[0].status === 'read'
       }, { what: 'read in the printed status lookup' })
       expect(read).toBe(true)
@@ -76,7 +48,7 @@ describe('npm run sandbox', () => {
     const second = await startSandbox(dataDir)
     try {
       expect(printed(second.banner, /Workspace\s+(ws_\S+)/)).toBe(workspace)
-      expect(printed(second.banner, /Authorization: Bearer (obk_live_\S+)/)).toBe(secret)
+      expect(printed(second.banner, /export OUTBOUND_KEY=(obk_live_\S+)/)).toBe(secret)
       expect(second.banner).toContain('webhook registered: true')
     } finally {
       await stop(second)

@@ -4,6 +4,7 @@ import { keysCreate, keysList, keysRevoke } from './keys.js'
 import { inboundList, messagesList } from './lists.js'
 import { migrate } from './migrate.js'
 import { userCreate } from './user.js'
+import { webhooksAdd, webhooksDeliveries, webhooksList, webhooksRemove, webhooksReplay } from './webhooks.js'
 import { workspaceCreate, workspacePlan } from './workspace.js'
 
 /** Every command the CLI has, by the words that name it: a new command is one file and one line here. */
@@ -19,5 +20,10 @@ export const commands: Record<string, Command> = {
   'keys list': keysList,
   'messages list': messagesList,
   'inbound list': inboundList,
-  'user create': userCreate
+  'user create': userCreate,
+  'webhooks add': webhooksAdd,
+  'webhooks list': webhooksList,
+  'webhooks remove': webhooksRemove,
+  'webhooks deliveries': webhooksDeliveries,
+  'webhooks replay': webhooksReplay
 }

@@ -1,0 +1,39 @@
+import fp from 'fastify-plugin'
+import { retrySchedule } from '../src/config.js'
+import { deliveryAgent, deliveryTask, DELIVERY_TIMEOUT_MS } from '../src/events/deliver.js'
+import { DELIVERY_QUEUE, onOutboxCommitted } from '../src/events/outbox.js'
+import { scheduleBackoff } from '../src/work/backoff.js'
+
+/**
+ * Events to the customer (CONTRACT.md 10): deliveries are jobs of the durable-work runner, leased
+ * so that each attempt is made by one process, retried on WEBHOOK_RETRY_SCHEDULE_MS. Events are
+ * emitted by the stores, in the transaction of the change they report (src/events/outbox.ts).
+ */
+export default fp(async function events (app) {
+  const schedule = retrySchedule(app.config)
+  const agent = deliveryAgent(app.config.WEBHOOKS_ALLOW_PRIVATE)
+  const backoffMs = scheduleBackoff(schedule)
+  const maxAttempts = 1 + schedule.length
+  app.work.defineLeased(DELIVERY_QUEUE, {
+    batch: 32,
+    concurrency: 128,
+    // longer than an attempt may take, so a live holder never loses its job to another process
+    leaseMs: DELIVERY_TIMEOUT_MS + 2000,
+    maxAttempts,
+    backoffMs,
+    pollMs: 200
+  }, deliveryTask({
+    webhooks: app.webhooks,
+    cipher: app.cipher,
+    agent,
+    allowPrivate: app.config.WEBHOOKS_ALLOW_PRIVATE,
+    maxAttempts,
+    backoffMs,
+    observe: outcome => app.metrics.deliveries.inc({ outcome })
+  }))
+  const stopListening = onOutboxCommitted(() => app.work.wake(DELIVERY_QUEUE))
+  app.addHook('onClose', async function closeDeliveries () {
+    stopListening()
+    await agent.close()
+  })
+}, { name: 'events', dependencies: ['db', 'work', 'metrics'] })

@@ -1,0 +1,97 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
+import { isIP, type LookupFunction } from 'node:net'
+import { Agent, request } from 'undici'
+import type { TokenCipher } from '../crypto/token-cipher.js'
+import type { Job } from '../store/jobs.js'
+import type { AttemptOutcome, WebhookStore } from '../store/webhooks.js'
+import { signedHeaders } from './sign.js'
+import { checkUrlShape, isForbiddenAddress } from './ssrf.js'
+
+/** CONTRACT.md 10: 2xx within 10 s. */
+export const DELIVERY_TIMEOUT_MS = 10_000
+
+/**
+ * Resolves like dns.lookup, then refuses any forbidden address: the check happens at connect time,
+ * on the addresses actually dialled, so a name that re-resolves to 127.0.0.1 (DNS rebinding) is caught.
+ */
+const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, '', 0)
+    const bad = addresses.find(entry => isForbiddenAddress(entry.address))
+    if (bad) return callback(Object.assign(new Error('refused: the endpoint resolves to an internal address'), { code: 'EFORBIDDEN' }), '', 0)
+    if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses)
+    callback(null, addresses[0].address, addresses[0].family)
+  })
+}
+
+/** The HTTP client of deliveries: no redirects (undici's request follows none), SSRF-checked connects unless private targets are allowed. */
+export function deliveryAgent (allowPrivate: boolean): Agent {
+  return new Agent({
+    connect: { timeout: DELIVERY_TIMEOUT_MS, ...(allowPrivate ? {} : { lookup: guardedLookup }) },
+    headersTimeout: DELIVERY_TIMEOUT_MS,
+    bodyTimeout: DELIVERY_TIMEOUT_MS,
+    connections: 64
+  })
+}
+
+export interface DeliveryDeps {
+  webhooks: WebhookStore
+  cipher: TokenCipher
+  agent: Agent
+  allowPrivate: boolean
+  /** attempts a delivery gets in all (1 + the retry schedule) */
+  maxAttempts: number
+  backoffMs(attempt: number): number
+  observe?(outcome: 'delivered' | 'retry' | 'failed'): void
+}
+
+/**
+ * One attempt of one delivery, under the runner's lease (so by one process): sign, POST, record the
+ * answer. A failed attempt throws so the runner retries it on the schedule; the last one leaves the
+ * delivery `failed`, replayable. A holder that died mid-attempt leaves the job to be offered again:
+ * sending twice is what at-least-once means, and the same webhook-id lets the receiver tell.
+ */
+export function deliveryTask (deps: DeliveryDeps) {
+  return async function deliverEvent (job: Job): Promise<void> {
+    const found = await deps.webhooks.forAttempt(job.payload.toString('utf8'))
+    if (!found || found.delivery.status !== 'pending') return
+    const { delivery, endpoint } = found
+    const settle = async (answer: { responseStatus: number | null, error: string | null }): Promise<void> => {
+      const final = answer.error === null || job.attempts >= deps.maxAttempts || endpoint.removedAt !== null
+      const outcome: AttemptOutcome = {
+        status: answer.error === null ? 'delivered' : final ? 'failed' : 'pending',
+        ...answer,
+        nextAttemptAt: final ? null : new Date(Date.now() + deps.backoffMs(job.attempts))
+      }
+      await deps.webhooks.recordAttempt(delivery.id, outcome)
+      deps.observe?.(outcome.status === 'delivered' ? 'delivered' : outcome.status === 'failed' ? 'failed' : 'retry')
+      if (answer.error !== null && !final) throw new Error(answer.error)
+    }
+    if (endpoint.removedAt !== null) return await settle({ responseStatus: null, error: 'endpoint removed' })
+    const answer = await attempt(deps, endpoint.url, deps.cipher.decrypt(endpoint.secret), delivery.webhookId, delivery.body)
+    await settle(answer)
+  }
+}
+
+async function attempt (deps: DeliveryDeps, url: string, secret: string, webhookId: string, body: string): Promise<{ responseStatus: number | null, error: string | null }> {
+  try {
+    const target = checkUrlShape(url, deps.allowPrivate)
+    // an IP literal is dialled without a lookup: check it here
+    const host = target.hostname.replace(/^\[|\]$/g, '')
+    if (!deps.allowPrivate && isIP(host) && isForbiddenAddress(host)) return { responseStatus: null, error: 'refused: the endpoint is an internal address' }
+    const response = await request(target, {
+      method: 'POST',
+      dispatcher: deps.agent,
+      headers: { 'content-type': 'application/json', 'user-agent': 'Outbound-Webhooks/1', ...signedHeaders(secret, webhookId, body) },
+      body,
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS)
+    })
+    await response.body.dump({ limit: 64 * 1024 }).catch(() => {})
+    const ok = response.statusCode >= 200 && response.statusCode < 300
+    return { responseStatus: response.statusCode, error: ok ? null : `HTTP ${response.statusCode}` }
+  } catch (error) {
+    const err = error as Error & { code?: string, cause?: { code?: string } }
+    const code = err.code ?? err.cause?.code
+    return { responseStatus: null, error: (code ? `${code}: ` : '') + err.message.slice(0, 200) }
+  }
+}

@@ -1,0 +1,64 @@
+import { messageView } from '../messages/message-view.js'
+import type { MessageRecord } from '../store/messages.js'
+import type { InboundMessage } from '../store/inbound.js'
+
+/** CONTRACT.md 7's message shape M without its history (the GET endpoint's own view): the data of every message.* event. */
+export function messageResource (record: MessageRecord) {
+  return messageView(record)
+}
+
+/** A message row as raw SQL returns it (snake_case columns), as the record drizzle would give. */
+export function recordOfRow (row: Record<string, unknown>): MessageRecord {
+  const date = (value: unknown) => value instanceof Date ? value : new Date(String(value))
+  return {
+    id: String(row.id),
+    workspaceId: String(row.workspace_id),
+    apiKeyId: (row.api_key_id ?? null) as string | null,
+    phoneNumberId: String(row.phone_number_id),
+    recipient: String(row.recipient),
+    type: String(row.type),
+    payload: row.payload,
+    status: row.status as MessageRecord['status'],
+    wamid: (row.wamid ?? null) as string | null,
+    errorCode: (row.error_code ?? null) as string | null,
+    errorText: (row.error_text ?? null) as string | null,
+    attempts: Number(row.attempts),
+    pricingCategory: (row.pricing_category ?? null) as string | null,
+    dispatcherId: (row.dispatcher_id ?? null) as string | null,
+    clientReference: (row.client_reference ?? null) as string | null,
+    idempotencyKey: (row.idempotency_key ?? null) as string | null,
+    sentAt: row.sent_at == null ? null : date(row.sent_at),
+    failedAt: row.failed_at == null ? null : date(row.failed_at),
+    createdAt: date(row.created_at),
+    updatedAt: date(row.updated_at)
+  }
+}
+
+const MESSAGE_EVENT = { sent: 'message.sent', delivered: 'message.delivered', read: 'message.read', failed: 'message.failed', queued: 'message.queued' } as const
+
+/** The event a record's new status makes, if any (`pending`/`sending` make none). */
+export function messageEvent (record: MessageRecord) {
+  const type = MESSAGE_EVENT[record.status as keyof typeof MESSAGE_EVENT]
+  return type ? { workspaceId: record.workspaceId, type, data: messageResource(record) } : undefined
+}
+
+export function receivedEvent (message: InboundMessage) {
+  return {
+    workspaceId: message.workspaceId,
+    type: 'message.received' as const,
+    data: {
+      id: message.id,
+      wamid: message.wamid,
+      from: message.from,
+      from_user_id: (message.payload as { from_user_id?: unknown } | null)?.from_user_id ?? null,
+      phone_number_id: message.phoneNumberId,
+      type: message.type,
+      received_at: message.receivedAt.toISOString(),
+      content: message.payload
+    }
+  }
+}
+
+export function templateEvent (template: { workspaceId: string, name: string, language: string, status: string, category: string | null }) {
+  return { workspaceId: template.workspaceId, type: 'template.updated' as const, data: { name: template.name, language: template.language, status: template.status, category: template.category } }
+}

@@ -1,0 +1,134 @@
+import { and, desc, eq, gte, inArray, isNull, ne, sql } from 'drizzle-orm'
+import type { Database } from '../../db/client.js'
+import { webhookDeliveries, webhookEndpoints, type DeliveryStatus } from '../../db/schema.js'
+import { DELIVERY_QUEUE } from '../events/outbox.js'
+import { createBatcher } from './batcher.js'
+import { newId } from './ids.js'
+import { jobSql } from './jobs.js'
+
+export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect
+export type WebhookDelivery = typeof webhookDeliveries.$inferSelect
+
+export interface AttemptOutcome {
+  status: DeliveryStatus
+  responseStatus: number | null
+  error: string | null
+  nextAttemptAt: Date | null
+}
+
+/** Customer webhook endpoints and their deliveries (the outbox rows); events are emitted by src/events/outbox.ts. */
+// Deliveries run by the hundred per second: their reads and writes are shared by concurrent attempts (see batcher.ts).
+const MAX_BATCH = 200
+
+export function webhookStore (db: Database) {
+  const loadForAttempt = createBatcher(async (ids: string[]) => {
+    const rows = await db.select({ delivery: webhookDeliveries, endpoint: webhookEndpoints }).from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId)).where(inArray(webhookDeliveries.id, [...new Set(ids)]))
+    const byId = new Map(rows.map(row => [row.delivery.id, row]))
+    return ids.map(id => byId.get(id))
+  }, { maxBatch: MAX_BATCH })
+
+  const saveAttempts = createBatcher(async (attempts: Array<AttemptOutcome & { id: string }>) => {
+    const values = attempts.map(a => sql`(${a.id}::text, ${a.status}::text, ${a.responseStatus}::int, ${a.error}::text, ${a.nextAttemptAt?.toISOString() ?? null}::timestamptz)`)
+    await db.execute(sql`update webhook_deliveries d set status = v.status, attempts = d.attempts + 1, last_response_status = v.response_status,
+        last_error = v.error, next_attempt_at = v.next_attempt_at, delivered_at = case when v.status = 'delivered' then now() else null end
+      from (values ${sql.join(values, sql`, `)}) as v(id, status, response_status, error, next_attempt_at) where d.id = v.id`)
+    return attempts.map(() => undefined)
+  }, { maxBatch: MAX_BATCH })
+
+  return {
+    /** `secret` arrives encrypted. */
+    async addEndpoint (endpoint: { workspaceId: string, url: string, events: string[], secret: string }): Promise<WebhookEndpoint> {
+      const [row] = await db.insert(webhookEndpoints).values({ id: newId('whe'), ...endpoint }).returning()
+      return row
+    },
+
+    async endpoints (workspaceId: string): Promise<WebhookEndpoint[]> {
+      return await db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.workspaceId, workspaceId), isNull(webhookEndpoints.removedAt)))
+        .orderBy(webhookEndpoints.createdAt, webhookEndpoints.id)
+    },
+
+    async endpoint (id: string): Promise<WebhookEndpoint | undefined> {
+      const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id))
+      return row
+    },
+
+    /** Its pending deliveries end `failed` at their next attempt; the rows stay for the record. */
+    async removeEndpoint (id: string, workspaceId?: string): Promise<boolean> {
+      const scope = workspaceId ? and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.workspaceId, workspaceId)) : eq(webhookEndpoints.id, id)
+      const rows = await db.update(webhookEndpoints).set({ removedAt: sql`coalesce(${webhookEndpoints.removedAt}, now())` }).where(scope).returning({ id: webhookEndpoints.id })
+      return rows.length > 0
+    },
+
+    /** Newest first. */
+    async deliveries (workspaceId: string, options: { status?: DeliveryStatus, endpointId?: string, limit?: number } = {}): Promise<WebhookDelivery[]> {
+      const where = [eq(webhookDeliveries.workspaceId, workspaceId)]
+      if (options.status) where.push(eq(webhookDeliveries.status, options.status))
+      if (options.endpointId) where.push(eq(webhookDeliveries.endpointId, options.endpointId))
+      return await db.select().from(webhookDeliveries).where(and(...where))
+        .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(options.limit ?? 50)
+    },
+
+    async delivery (id: string): Promise<WebhookDelivery | undefined> {
+      const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id))
+      return row
+    },
+
+    /** What one attempt needs: the delivery and its endpoint. */
+    async forAttempt (id: string) {
+      return await loadForAttempt(id)
+    },
+
+    async recordAttempt (id: string, outcome: AttemptOutcome): Promise<void> {
+      await saveAttempts({ id, ...outcome })
+    },
+
+    /**
+     * Sends settled deliveries again, same webhook-id and body: back to pending with a new job, in one
+     * transaction. A delivery still pending has its job already, so it is left alone (one attempt at a time).
+     */
+    async replay (where: { deliveryId: string, workspaceId?: string } | { endpointId: string, since: Date, workspaceId?: string }): Promise<number> {
+      const scope = 'deliveryId' in where
+        ? [eq(webhookDeliveries.id, where.deliveryId)]
+        : [eq(webhookDeliveries.endpointId, where.endpointId), gte(webhookDeliveries.createdAt, where.since)]
+      if (where.workspaceId) scope.push(eq(webhookDeliveries.workspaceId, where.workspaceId))
+      return await db.transaction(async tx => {
+        const rows = await tx.update(webhookDeliveries).set({ status: 'pending', nextAttemptAt: new Date(), deliveredAt: null })
+          .where(and(...scope, ne(webhookDeliveries.status, 'pending'))).returning({ id: webhookDeliveries.id })
+        if (rows.length === 0) return 0
+        const ids = rows.map(row => row.id)
+        // the dead letters these replace
+        await tx.execute(sql`delete from jobs where queue = ${DELIVERY_QUEUE} and status = 'dead' and convert_from(payload, 'UTF8') in (${sql.join(ids.map(id => sql`${id}`), sql`, `)})`)
+        await jobSql.enqueue(tx, ids.map(id => ({ queue: DELIVERY_QUEUE, payload: id })))
+        return ids.length
+      })
+    },
+
+    /** Counts by status, for /metrics and the dashboard. */
+    async pendingCount (workspaceIds?: string[]): Promise<number> {
+      const where = workspaceIds ? and(eq(webhookDeliveries.status, 'pending'), inArray(webhookDeliveries.workspaceId, workspaceIds)) : eq(webhookDeliveries.status, 'pending')
+      const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(webhookDeliveries).where(where)
+      return row.count
+    }
+  }
+}
+
+export type WebhookStore = ReturnType<typeof webhookStore>
+
+export function publicEndpoint (endpoint: WebhookEndpoint) {
+  return { id: endpoint.id, url: endpoint.url, events: endpoint.events, created_at: endpoint.createdAt.toISOString() }
+}
+
+export function publicDelivery (delivery: WebhookDelivery) {
+  return {
+    id: delivery.id,
+    endpoint_id: delivery.endpointId,
+    type: delivery.type,
+    webhook_id: delivery.webhookId,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_response_status: delivery.lastResponseStatus,
+    next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+    created_at: delivery.createdAt.toISOString()
+  }
+}

@@ -1,0 +1,6 @@
+import { postgresStore } from '../pacer/server-process.js'
+import { describeDeliveryKillRestart } from './kill-restart.js'
+
+const url = process.env.TEST_DATABASE_URL
+
+describeDeliveryKillRestart(url ? 'PostgreSQL' : 'PostgreSQL (skipped: set TEST_DATABASE_URL)', async () => await postgresStore(url!), !url)

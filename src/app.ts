@@ -7,6 +7,7 @@ import csrfPlugin from '../plugins/csrf.js'
 import dbPlugin from '../plugins/db.js'
 import dispatchPlugin from '../plugins/dispatch.js'
 import docsPlugin from '../plugins/docs.js'
+import inboxPlugin from '../plugins/inbox.js'
 import pacerPlugin from '../plugins/pacer.js'
 import planPlugin from '../plugins/plan.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
@@ -55,6 +56,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)
+  await app.register(inboxPlugin)
   await app.register(pacerPlugin)
   await app.register(dispatchPlugin)
   await app.register(docsPlugin)

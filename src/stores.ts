@@ -2,6 +2,7 @@ import type { Database } from '../db/client.js'
 import { apiKeyStore } from './store/api-keys.js'
 import { connectionStore } from './store/connections.js'
 import { inboundStore } from './store/inbound.js'
+import { keptAsideStore } from './store/kept-aside.js'
 import { messageSearch } from './store/message-search.js'
 import { messageStore } from './store/messages.js'
 import { readCache } from './store/read-cache.js'
@@ -26,6 +27,7 @@ export function createStores (db: Database) {
     statusEvents: statusEventStore(db),
     messages: messageStore(db),
     inbound: inboundStore(db),
+    keptAside: keptAsideStore(db),
     users: userStore(db),
     sessions: sessionStore(db),
     messageSearch: messageSearch(db)

@@ -15,6 +15,7 @@ export default fp(async function inbox (app, options: { onApplied?: OnApplied })
     work: app.work,
     log: app.log,
     onApplied: options.onApplied,
+    shared: app.database.kind === 'postgres',
     refreshNumbers (wabaId) {
       refreshNumbers(app.connectDeps, wabaId).catch(error => app.log.warn({ wabaId, err: (error as Error).message }, 'number refresh failed'))
     }

@@ -56,16 +56,20 @@ const RANK = sql.raw(`(case when m.status = 'sent' then 1 when m.status = 'deliv
  * failed beside them, failed wins over sent, nothing moves back, a known failure is final, and
  * an unknown outcome moves forward (its error cleared, since the events show it was sent).
  */
-export async function recordStatuses (tx: Executor, events: StatusEvent[]): Promise<StatusBatchResult> {
+export async function recordStatuses (tx: Executor, events: StatusEvent[], options: { lockRecords: boolean }): Promise<StatusBatchResult> {
   if (events.length === 0) return { kept: 0, orphans: 0, changes: [] }
   const rows = events.map(event => ({
     id: newId('evt'), wamid: event.wamid, status: event.status, ts: event.upstreamTimestamp.toISOString(), record_id: event.recordId ?? null,
     phone_number_id: event.phoneNumberId, error_code: event.errorCode ?? null, error_text: event.errorText ?? null, pricing: event.pricingCategory ?? null, payload: event.payload
   }))
-  const wamids = JSON.stringify(events.map(event => event.wamid))
-  const recordIds = JSON.stringify(events.flatMap(event => event.recordId ? [event.recordId] : []))
-  await tx.execute(sql`select id from messages where wamid in (select json_array_elements_text(${wamids}::json))
-    or id in (select json_array_elements_text(${recordIds}::json)) order by id for update`)
+  // = any(array(…)): index scans (a semi-join on the JSON list would read the whole table). The
+  // embedded database has one connection: no one else to wait for.
+  if (options.lockRecords) {
+    const wamids = JSON.stringify(events.map(event => event.wamid))
+    const recordIds = JSON.stringify(events.flatMap(event => event.recordId ? [event.recordId] : []))
+    await tx.execute(sql`select id from messages where wamid = any(array(select json_array_elements_text(${wamids}::json)))
+      or id = any(array(select json_array_elements_text(${recordIds}::json))) order by id for update`)
+  }
   const result = await tx.execute(sql`
     with input as (
       select * from json_to_recordset(${JSON.stringify(rows)}::json) as x(id text, wamid text, status text, ts timestamptz, record_id text,
@@ -117,7 +121,7 @@ export function statusEventStore (db: Database) {
   return {
     /** One batch on its own transaction (the inbox applies its batches inside its own). */
     async recordAll (events: StatusEvent[]): Promise<StatusBatchResult> {
-      return await db.transaction(async tx => await recordStatuses(tx, events))
+      return await db.transaction(async tx => await recordStatuses(tx, events, { lockRecords: true }))
     },
 
     async byWamid (wamid: string) {

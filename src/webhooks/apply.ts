@@ -14,6 +14,12 @@ export interface AppliedChanges {
   templates: TemplateChange[]
 }
 
+export interface ApplyOptions {
+  log: FastifyBaseLogger
+  /** lock the records a batch names first: needed when several processes apply (PostgreSQL) */
+  lockRecords: boolean
+}
+
 export interface ApplySummary { statuses: number, repeats: number, orphans: number, inbound: number, templates: number, keptAside: number }
 
 /**
@@ -21,17 +27,17 @@ export interface ApplySummary { statuses: number, repeats: number, orphans: numb
  * a statement still fails on content the checks did not foresee, the savepoint is rolled back and
  * each event is applied alone in its own: the one that fails is kept aside, the others apply.
  */
-export async function applyParts (tx: Transaction, parts: DeliveryParts, log: FastifyBaseLogger): Promise<{ applied: AppliedChanges, summary: ApplySummary }> {
+export async function applyParts (tx: Transaction, parts: DeliveryParts, options: ApplyOptions): Promise<{ applied: AppliedChanges, summary: ApplySummary }> {
   const applied: AppliedChanges = { statusChanges: [], inbound: [], templates: [] }
   const summary: ApplySummary = { statuses: 0, repeats: 0, orphans: 0, inbound: 0, templates: 0, keptAside: 0 }
   try {
-    await tx.transaction(async savepoint => await applyAll(savepoint, parts, applied, summary))
+    await tx.transaction(async savepoint => await applyAll(savepoint, parts, applied, summary, options.lockRecords))
   } catch (error) {
     if (isTransientDatabaseError(error)) throw error
-    log.warn({ code: databaseErrorCode(error), statuses: parts.statuses.length, inbound: parts.inbound.length }, 'webhook batch failed as a whole; applying its events one by one')
+    options.log.warn({ code: databaseErrorCode(error), statuses: parts.statuses.length, inbound: parts.inbound.length }, 'webhook batch failed as a whole; applying its events one by one')
     for (const single of oneByOne(parts)) {
       try {
-        await tx.transaction(async savepoint => await applyAll(savepoint, single.parts, applied, summary))
+        await tx.transaction(async savepoint => await applyAll(savepoint, single.parts, applied, summary, options.lockRecords))
       } catch (failure) {
         if (isTransientDatabaseError(failure)) throw failure
         parts.keptAside.push({ ...single.aside, reason: `apply_failed_${databaseErrorCode(failure)}` })
@@ -43,8 +49,8 @@ export async function applyParts (tx: Transaction, parts: DeliveryParts, log: Fa
   return { applied, summary }
 }
 
-async function applyAll (tx: Transaction, parts: DeliveryParts, applied: AppliedChanges, summary: ApplySummary): Promise<void> {
-  const statuses = await recordStatuses(tx, parts.statuses)
+async function applyAll (tx: Transaction, parts: DeliveryParts, applied: AppliedChanges, summary: ApplySummary, lockRecords: boolean): Promise<void> {
+  const statuses = await recordStatuses(tx, parts.statuses, { lockRecords })
   const routes = await routeNumbers(tx, [...new Set(parts.inbound.map(message => message.phoneNumberId))])
   const routed = parts.inbound.flatMap(message => {
     const workspaceId = routes.get(message.phoneNumberId)

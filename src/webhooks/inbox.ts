@@ -20,6 +20,8 @@ export interface InboxDeps {
   /** the WABA's numbers may have changed quality, throughput or tier: re-read them (in the background) */
   refreshNumbers(wabaId: string): void
   onApplied?: OnApplied
+  /** several processes may apply the inbox at once (PostgreSQL) */
+  shared: boolean
 }
 
 export interface Inbox {
@@ -31,6 +33,7 @@ export interface Inbox {
 const BATCH = 256
 // Effects visible within 2 s (CONTRACT.md 3): an enqueue in this process wakes the worker at once, the poll covers the others.
 const POLL_MS = 100
+const GATHER_MS = 50
 // With the default backoff (doubling to 5 min) about four hours of retries before a delivery becomes a dead letter.
 const MAX_ATTEMPTS = 50
 
@@ -42,9 +45,12 @@ const MAX_ATTEMPTS = 50
  */
 export function createInbox (deps: InboxDeps): Inbox {
   const { work, log } = deps
+  // One wake per gathering window rather than one per insert: under load a batch then carries
+  // what arrived during the window instead of the few deliveries of one insert.
+  let waking: NodeJS.Timeout | undefined
   const store = createBatcher<Buffer, number>(async raws => {
     const ids = await work.enqueue(raws.map(payload => ({ queue: INBOX_QUEUE, payload })))
-    work.wake(INBOX_QUEUE)
+    waking ??= setTimeout(() => { waking = undefined; work.wake(INBOX_QUEUE) }, GATHER_MS).unref()
     return ids
   }, { maxBatch: BATCH })
 
@@ -52,7 +58,7 @@ export function createInbox (deps: InboxDeps): Inbox {
     const parts = emptyParts()
     for (const job of jobs) readDelivery(parts, job.id, job.payload, job.createdAt)
     try {
-      const { applied, summary } = await applyParts(tx, parts, log)
+      const { applied, summary } = await applyParts(tx, parts, { log, lockRecords: deps.shared })
       await deps.onApplied?.(tx, applied)
       for (const part of parts.keptAside) logKeptAside(log, part)
       log.debug({ jobIds: jobs.map(job => job.id), ...summary }, 'webhook deliveries applied')

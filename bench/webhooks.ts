@@ -70,17 +70,22 @@ async function pair (label: string, env: Record<string, string>): Promise<Row[]>
 
 export async function benchWebhooks (): Promise<string> {
   const rows: Row[] = []
+  const only = process.env.BENCH_WEBHOOK_ONLY // 'pglite' or 'postgres'
+  if (only !== 'postgres') {
   const dataDir = await mkdtemp(join(tmpdir(), 'outbound-bench-webhooks-'))
   try {
     rows.push(...await pair('gateway, PGlite on disk (embedded default)', { DATA_DIR: dataDir, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }))
   } finally {
     await rm(dataDir, { recursive: true, force: true })
   }
+  }
+  if (only !== 'pglite') {
   const database = await createPostgresDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
   try {
     rows.push(...await pair('gateway, PostgreSQL', { DATABASE_URL: database.url, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }))
   } finally {
     await database.drop()
+  }
   }
   return `Webhook intake: ${POSTS} POSTs of one \`delivered\` status each after ${WARMUP} warm-up, ${CONCURRENCY} in flight; each server in its own process (${machine()}). ` +
     `applied/s: until the inbox is drained (every record delivered); vs bare: applied/s over the acknowledged/s of the bare run made just before; ` +

@@ -34,6 +34,8 @@ const BATCH = 256
 // Effects visible within 2 s (CONTRACT.md 3): an enqueue in this process wakes the worker at once, the poll covers the others.
 const POLL_MS = 100
 const GATHER_MS = 50
+// PostgreSQL: inserts on several connections share the wait for the WAL flush (its own group commit)
+const SHARED_WRITES = 4
 // With the default backoff (doubling to 5 min) about four hours of retries before a delivery becomes a dead letter.
 const MAX_ATTEMPTS = 50
 
@@ -52,7 +54,7 @@ export function createInbox (deps: InboxDeps): Inbox {
     const ids = await work.enqueue(raws.map(payload => ({ queue: INBOX_QUEUE, payload })))
     waking ??= setTimeout(() => { waking = undefined; work.wake(INBOX_QUEUE) }, GATHER_MS).unref()
     return ids
-  }, { maxBatch: BATCH })
+  }, { maxBatch: BATCH, concurrency: deps.shared ? SHARED_WRITES : 1 })
 
   work.defineBatch(INBOX_QUEUE, { batch: BATCH, pollMs: POLL_MS, maxAttempts: MAX_ATTEMPTS }, async function applyDeliveries (jobs, tx) {
     const parts = emptyParts()

@@ -71,7 +71,6 @@ export function publicInbound (message: InboundMessage) {
     id: message.id,
     wamid: message.wamid,
     from: message.from,
-    from_user_id: message.fromUserId,
     type: message.type,
     phone_number_id: message.phoneNumberId,
     received_at: message.receivedAt.toISOString()

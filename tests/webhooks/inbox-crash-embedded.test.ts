@@ -1,4 +1,4 @@
 import { embeddedStore } from '../pacer/server-process.js'
 import { describeInboxCrash } from './inbox-crash.js'
 
-describeInboxCrash('embedded PGlite in a temporary DATA_DIR', embeddedStore, { deliveries: 600, statusesEach: 2 })
+describeInboxCrash('embedded PGlite in a temporary DATA_DIR', embeddedStore, { deliveries: 300, statusesEach: 2 })

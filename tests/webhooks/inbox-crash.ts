@@ -52,6 +52,6 @@ export function describeInboxCrash (backend: string, open: () => Promise<ServerS
       expect(output).toContain('webhook delivery stored')
       expect(output).not.toContain(SECRET_TEXT)
       expect(output).not.toContain(SENDER)
-    })
+    }, 180_000)
   })
 }

@@ -31,13 +31,13 @@ export async function applyParts (tx: Transaction, parts: DeliveryParts, options
   const applied: AppliedChanges = { statusChanges: [], inbound: [], templates: [] }
   const summary: ApplySummary = { statuses: 0, repeats: 0, orphans: 0, inbound: 0, templates: 0, keptAside: 0 }
   try {
-    await tx.transaction(async savepoint => await applyAll(savepoint, parts, applied, summary, options.lockRecords))
+    await tx.transaction(async savepoint => await applyAll(savepoint, parts, { applied, summary, aside: parts.keptAside, lockRecords: options.lockRecords }))
   } catch (error) {
     if (isTransientDatabaseError(error)) throw error
     options.log.warn({ code: databaseErrorCode(error), statuses: parts.statuses.length, inbound: parts.inbound.length }, 'webhook batch failed as a whole; applying its events one by one')
     for (const single of oneByOne(parts)) {
       try {
-        await tx.transaction(async savepoint => await applyAll(savepoint, single.parts, applied, summary, options.lockRecords))
+        await tx.transaction(async savepoint => await applyAll(savepoint, single.parts, { applied, summary, aside: parts.keptAside, lockRecords: options.lockRecords }))
       } catch (failure) {
         if (isTransientDatabaseError(failure)) throw failure
         parts.keptAside.push({ ...single.aside, reason: `apply_failed_${databaseErrorCode(failure)}` })
@@ -49,8 +49,12 @@ export async function applyParts (tx: Transaction, parts: DeliveryParts, options
   return { applied, summary }
 }
 
-async function applyAll (tx: Transaction, parts: DeliveryParts, applied: AppliedChanges, summary: ApplySummary, lockRecords: boolean): Promise<void> {
-  const statuses = await recordStatuses(tx, parts.statuses, { lockRecords })
+interface Into { applied: AppliedChanges, summary: ApplySummary, aside: KeptAside[], lockRecords: boolean }
+
+/** Applies the parts and adds what they changed to `into`, once every statement has succeeded. */
+async function applyAll (tx: Transaction, parts: DeliveryParts, into: Into): Promise<void> {
+  const { applied, summary } = into
+  const statuses = await recordStatuses(tx, parts.statuses, { lockRecords: into.lockRecords })
   const routes = await routeNumbers(tx, [...new Set(parts.inbound.map(message => message.phoneNumberId))])
   const routed = parts.inbound.flatMap(message => {
     const workspaceId = routes.get(message.phoneNumberId)
@@ -70,7 +74,7 @@ async function applyAll (tx: Transaction, parts: DeliveryParts, applied: Applied
   summary.templates += templates.length
   // a message for a number no workspace has connected is kept, not dropped
   for (const message of parts.inbound) {
-    if (!routes.has(message.phoneNumberId)) parts.keptAside.push({ jobId: message.jobId, kind: 'unrouted', reason: 'number_not_connected', routeId: message.phoneNumberId, event: message.payload })
+    if (!routes.has(message.phoneNumberId)) into.aside.push({ jobId: message.jobId, kind: 'unrouted', reason: 'number_not_connected', routeId: message.phoneNumberId, event: message.payload })
   }
 }
 

@@ -70,6 +70,13 @@ describe('everything the upstream sends is kept truthfully', () => {
     expect(aside).toMatchObject({ kind: 'no_sender', reason: 'no_sender', field: 'messages[2].from', routeId: NUMBER_ID })
   })
 
+  it('keeps aside, rather than drops, a message for a number no workspace has connected', async () => {
+    await deliver(envelope('messages', { ...messagesValue({ messages: [textMessage('wamid.elsewhere', 'hi')] }), metadata: { display_phone_number: '15550000000', phone_number_id: '999000999' } }))
+    const [aside] = await gateway.app.keptAside.list({ limit: 1 })
+    expect(aside).toMatchObject({ kind: 'unrouted', reason: 'number_not_connected', routeId: '999000999' })
+    expect(JSON.parse(aside.event)).toMatchObject({ id: 'wamid.elsewhere' })
+  })
+
   it('keeps value-level errors with their codes', async () => {
     await deliver(envelope('messages', messagesValue({ errors: [{ code: 131000, title: 'Something went wrong', message: 'Something went wrong', error_data: { details: 'x' } }] })))
     const [aside] = await gateway.app.keptAside.list({ limit: 1 })

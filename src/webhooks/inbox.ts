@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
+import type { Database } from '../../db/client.js'
 import { createBatcher } from '../store/batcher.js'
+import { jobSql } from '../store/jobs.js'
 import type { KeptAside } from '../store/kept-aside.js'
 import type { Transaction, WorkRunner } from '../work/runner.js'
 import { applyParts, type AppliedChanges } from './apply.js'
@@ -15,6 +17,7 @@ export const INBOX_QUEUE = 'webhook-inbox'
 export type OnApplied = (tx: Transaction, applied: AppliedChanges) => Promise<void>
 
 export interface InboxDeps {
+  db: Database
   work: WorkRunner
   log: FastifyBaseLogger
   /** the WABA's numbers may have changed quality, throughput or tier: re-read them (in the background) */
@@ -27,6 +30,8 @@ export interface InboxDeps {
 export interface Inbox {
   /** Stores a verified delivery's raw bytes, group-committed with the concurrent ones; resolves once they are durable. */
   store(raw: Buffer): Promise<number>
+  /** Applies what is stored now rather than after a restart (a stopping process); gives up after timeoutMs. */
+  drain(timeoutMs: number): Promise<void>
 }
 
 // Bigger batches amortise the transaction; at 256 one batch stays within tens of ms (bench/RESULTS.md).
@@ -69,7 +74,16 @@ export function createInbox (deps: InboxDeps): Inbox {
     }
     for (const wabaId of parts.refreshWabas) deps.refreshNumbers(wabaId)
   })
-  return { store }
+  return {
+    store,
+    async drain (timeoutMs) {
+      const deadline = Date.now() + timeoutMs
+      while ((await jobSql.counts(deps.db, INBOX_QUEUE)).ready > 0 && Date.now() < deadline) {
+        work.wake(INBOX_QUEUE)
+        await new Promise(resolve => setTimeout(resolve, POLL_MS / 2))
+      }
+    }
+  }
 }
 
 // Paths name fields (statuses[0].timestamp); anything else in one would be content.

@@ -14,7 +14,7 @@ type Commands = Record<string, (...args: any[]) => unknown>
 export async function startChild<Ready> (name: string, env: Record<string, string> = {}): Promise<Child<Ready>> {
   const script = fileURLToPath(new URL(`./children/${name}.ts`, import.meta.url))
   // BENCH_CPU_PROF=<dir>: the gateway writes a V8 CPU profile there when it exits (SIGTERM, see stop)
-  const profile = process.env.BENCH_CPU_PROF && name === 'gateway' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []
+  const profile = process.env.BENCH_CPU_PROF && name.endsWith('gateway') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []
   const child: ChildProcess = fork(script, [], { execArgv: ['--import', 'tsx', ...profile], env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const pending = new Map<number, { resolve (value: unknown): void, reject (error: Error): void }>()
   let next = 0

@@ -1,3 +1,4 @@
+import { signBody } from '../src/sandbox/emulator/index.js'
 import { performance } from 'node:perf_hooks'
 import { request } from 'undici'
 import { buildApp } from '../src/app.js'
@@ -9,14 +10,25 @@ import { testConfig } from '../tests/helpers/config.js'
 import { startReceiver } from '../tests/events/receiver.js'
 import { waitFor } from '../tests/helpers/wait.js'
 import { load, machine, table } from './lib.js'
-import { body, SECRET, sign, STATUSES_PER_POST } from './webhooks.js'
+
+// Deliveries of 100 statuses each, as the intake bench of the first round posted them.
+const STATUSES_PER_POST = 100
+const SECRET = 'bench-app-secret'
+const PHONE_NUMBER_ID = '106540352242922'
+const sign = (raw: string) => signBody(raw, SECRET)
+
+function body (wamids: string[], status: string, base: number): string {
+  return JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [{ id: 'waba', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: PHONE_NUMBER_ID }, statuses: wamids.map((id, index) => ({ id, status, timestamp: String(base + index), recipient_id: '15550001111' })) } }] }]
+  })
+}
 
 // Outgoing events beside the intake that causes them: statuses/s the webhook intake applies (each
 // applied status emits one event), events/s delivered to a local receiver, and the outbox draining
 // alone. The outbox must keep up with the intake (events/s ≥ statuses/s).
 const POSTS = Number(process.env.BENCH_EVENT_POSTS ?? 30)
 const CONCURRENCY = 4
-const PHONE_NUMBER_ID = '106540352242922'
 
 async function run (backend: string, databaseUrl: string | undefined) {
   const database = databaseUrl === undefined ? await createTestDatabase() : { url: databaseUrl, drop: async () => {} }

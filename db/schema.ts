@@ -76,6 +76,8 @@ export const templates = pgTable('templates', {
   language: text('language').notNull(),
   status: text('status').notNull(),
   category: text('category'),
+  /** the upstream's quality score (GREEN, YELLOW, RED, UNKNOWN), from message_template_quality_update */
+  quality: text('quality'),
   components: jsonb('components').$type<unknown[]>().notNull().default([]),
   updatedAt: updatedAt()
 }, table => [
@@ -144,7 +146,9 @@ export const inboundMessages = pgTable('inbound_messages', {
   workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
   phoneNumberId: text('phone_number_id').notNull(),
   wamid: text('wamid').notNull().unique(),
-  from: text('from').notNull(),
+  /** the sender's number as given; null for a sender known only by its business-scoped user id */
+  from: text('from'),
+  fromUserId: text('from_user_id'),
   type: text('type').notNull(),
   payload: jsonb('payload').notNull(),
   receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
@@ -204,6 +208,28 @@ export const sessions = pgTable('sessions', {
   createdAt: createdAt(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull()
 }, table => [index('sessions_user').on(table.userId), index('sessions_expires').on(table.expiresAt)])
+
+/**
+ * What a webhook delivery carried that could not be applied (a poison value, a message with no
+ * sender, an unroutable number) or that names no record (value-level upstream errors): kept, never
+ * dropped. `event` is the JSON of the part concerned, escaped so that any text column accepts it.
+ */
+export const webhookKeptAside = pgTable('webhook_kept_aside', {
+  id: id(),
+  /** the inbox job (delivery) it came in */
+  jobId: bigint('job_id', { mode: 'number' }),
+  kind: text('kind').$type<'rejected' | 'no_sender' | 'unrouted' | 'upstream_errors'>().notNull(),
+  /** a code: timestamp_out_of_range, invalid_text, missing_id, … */
+  reason: text('reason').notNull(),
+  /** the path of the offending value inside `event`, when there is one */
+  field: text('field'),
+  /** the phone number id or WABA id the part was addressed to */
+  routeId: text('route_id'),
+  /** the upstream's error codes, comma-separated */
+  codes: text('codes'),
+  event: text('event').notNull(),
+  createdAt: createdAt()
+}, table => [index('webhook_kept_aside_created').on(table.createdAt)])
 
 export const JOB_STATUSES = ['ready', 'running', 'dead'] as const
 export type JobStatus = typeof JOB_STATUSES[number]

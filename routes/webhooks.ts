@@ -1,8 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { refreshNumbers } from '../src/connections/refresh.js'
 import { sameSecret } from '../src/crypto/constant-time.js'
-import { AppError, forbidden, invalidRequest, unauthorized } from '../src/errors.js'
-import { processWebhook, type WebhookDeps } from '../src/webhooks/process.js'
+import { forbidden, invalidRequest, serviceUnavailable, unauthorized } from '../src/errors.js'
+import { databaseErrorCode } from '../src/webhooks/database-errors.js'
 import { validSignature } from '../src/webhooks/signature.js'
 
 // The upstream batches: a delivery can reach a few MB, far above the API's body limit.
@@ -10,14 +9,6 @@ const WEBHOOK_BODY_LIMIT = 8 * 1024 * 1024
 
 /** The upstream's callback (CONTRACT.md section 3). Not wrapped in fastify-plugin: its raw-body parser stays here. */
 const webhooks: FastifyPluginAsync = async function (app) {
-  const deps: WebhookDeps = {
-    stores: app,
-    log: app.log,
-    refreshNumbers (wabaId) {
-      refreshNumbers(app.connectDeps, wabaId).catch(error => app.log.warn({ wabaId, err: (error as Error).message }, 'number refresh failed'))
-    }
-  }
-
   // The signature covers the exact bytes: keep them, parse only after the check.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body))
@@ -37,18 +28,24 @@ const webhooks: FastifyPluginAsync = async function (app) {
     if (!secret) throw unauthorized('Webhook refused: APP_SECRET is not configured, so no signature can be verified')
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
     if (!validSignature(raw, request.headers['x-hub-signature-256'], secret)) throw unauthorized('Missing or invalid X-Hub-Signature-256')
-    const summary = await processWebhook(deps, parse(raw))
-    request.log.debug({ summary }, 'webhook processed')
+    if (!isJsonObject(raw)) throw invalidRequest('The webhook body is not a JSON object')
+    // Stored, then answered: the inbox applies it (src/webhooks/inbox.ts). Only a database that cannot store it gives 503.
+    const jobId = await app.inbox.store(raw).catch((error: unknown) => {
+      request.log.warn({ code: databaseErrorCode(error) }, 'webhook delivery not stored')
+      throw serviceUnavailable('not_ready', 'The delivery could not be stored; deliver it again later')
+    })
+    request.log.debug({ jobId }, 'webhook delivery stored')
     return { ok: true }
   })
 }
 
-function parse (raw: Buffer): object {
+function isJsonObject (raw: Buffer): boolean {
   try {
     const body: unknown = JSON.parse(raw.toString('utf8'))
-    if (typeof body === 'object' && body !== null) return body
-  } catch {}
-  throw invalidRequest('The webhook body is not a JSON object') as AppError
+    return typeof body === 'object' && body !== null && !Array.isArray(body)
+  } catch {
+    return false
+  }
 }
 
 export default webhooks

@@ -7,8 +7,9 @@ import csrfPlugin from '../plugins/csrf.js'
 import dbPlugin from '../plugins/db.js'
 import dispatchPlugin from '../plugins/dispatch.js'
 import docsPlugin from '../plugins/docs.js'
-import idempotencyPlugin from '../plugins/idempotency.js'
 import eventsPlugin from '../plugins/events.js'
+import idempotencyPlugin from '../plugins/idempotency.js'
+import inboxPlugin from '../plugins/inbox.js'
 import metricsPlugin from '../plugins/metrics.js'
 import pacerPlugin from '../plugins/pacer.js'
 import planPlugin from '../plugins/plan.js'
@@ -27,6 +28,7 @@ import messageRoutes from '../routes/messages.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
 import { handleError } from './error-handler.js'
+import { emitIntakeEvents } from './events/intake-events.js'
 import { methodNotAllowed, notFound } from './errors.js'
 import { loggerOptions } from './logger.js'
 import { trackRouteMethods } from './route-methods.js'
@@ -62,6 +64,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)
+  // the intake's changes and the customer events they cause commit together
+  await app.register(inboxPlugin, { onApplied: emitIntakeEvents })
   await app.register(pacerPlugin)
   await app.register(dispatchPlugin)
   await app.register(docsPlugin)

@@ -4,6 +4,7 @@ import { connectionStore } from './store/connections.js'
 import { idempotencyKeyStore } from './store/idempotency-keys.js'
 import { inboundStore } from './store/inbound.js'
 import { messageReads } from './store/message-reads.js'
+import { keptAsideStore } from './store/kept-aside.js'
 import { messageSearch } from './store/message-search.js'
 import { messageStore } from './store/messages.js'
 import { readCache } from './store/read-cache.js'
@@ -30,6 +31,7 @@ export function createStores (db: Database) {
     messages: messageStore(db),
     idempotencyKeys: idempotencyKeyStore(db),
     inbound: inboundStore(db),
+    keptAside: keptAsideStore(db),
     users: userStore(db),
     sessions: sessionStore(db),
     messageSearch: messageSearch(db),

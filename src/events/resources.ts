@@ -50,7 +50,7 @@ export function receivedEvent (message: InboundMessage) {
       id: message.id,
       wamid: message.wamid,
       from: message.from,
-      from_user_id: (message.payload as { from_user_id?: unknown } | null)?.from_user_id ?? null,
+      from_user_id: message.fromUserId,
       phone_number_id: message.phoneNumberId,
       type: message.type,
       received_at: message.receivedAt.toISOString(),

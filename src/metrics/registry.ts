@@ -1,9 +1,8 @@
+import { INBOX_QUEUE as INTAKE_QUEUE } from '../webhooks/inbox.js'
 import { sql } from 'drizzle-orm'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { rowsOf, type Database } from '../../db/client.js'
 
-/** The queue the webhook intake applies from (issue 12's inbox). */
-export const INTAKE_QUEUE = 'apply-webhook-deliveries'
 
 /**
  * CONTRACT.md 11's metrics, in a registry of this app's own (tests build many apps in one

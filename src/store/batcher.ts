@@ -7,6 +7,8 @@ interface Waiting<In, Out> {
 export interface BatcherOptions {
   /** the most items one `writeMany` call receives */
   maxBatch: number
+  /** writes in flight at once (default 1); more only helps a database with several connections */
+  concurrency?: number
 }
 
 /**
@@ -19,9 +21,10 @@ export interface BatcherOptions {
  * caller's promise settles only when the write that carried its item has. When a batch fails, its
  * items are written again one by one, so that one bad item fails only its own caller.
  */
-export function createBatcher<In, Out> (writeMany: (items: In[]) => Promise<Out[]>, { maxBatch }: BatcherOptions): (item: In) => Promise<Out> {
+export function createBatcher<In, Out> (writeMany: (items: In[]) => Promise<Out[]>, { maxBatch, concurrency = 1 }: BatcherOptions): (item: In) => Promise<Out> {
   const queue: Array<Waiting<In, Out>> = []
-  let writing = false
+  let writing = 0
+  let scheduled = false
 
   async function write (batch: Array<Waiting<In, Out>>): Promise<Out[]> {
     const results = await writeMany(batch.map(waiting => waiting.item))
@@ -40,26 +43,30 @@ export function createBatcher<In, Out> (writeMany: (items: In[]) => Promise<Out[
     }
   }
 
-  async function drain (): Promise<void> {
-    while (queue.length > 0) {
-      const batch = queue.splice(0, maxBatch)
-      try {
-        const results = await write(batch)
-        batch.forEach((waiting, index) => waiting.resolve(results[index]))
-      } catch (error) {
-        if (batch.length === 1) batch[0].reject(error)
-        else await writeEach(batch)
-      }
+  async function flush (batch: Array<Waiting<In, Out>>): Promise<void> {
+    try {
+      const results = await write(batch)
+      batch.forEach((waiting, index) => waiting.resolve(results[index]))
+    } catch (error) {
+      if (batch.length === 1) batch[0].reject(error)
+      else await writeEach(batch)
     }
-    writing = false
+  }
+
+  // Starts writes while there is room; each write that ends takes what arrived meanwhile.
+  function pump (): void {
+    while (writing < concurrency && queue.length > 0) {
+      writing++
+      void flush(queue.splice(0, maxBatch)).finally(() => { writing--; pump() })
+    }
   }
 
   return async function enqueue (item: In): Promise<Out> {
     return await new Promise<Out>((resolve, reject) => {
       queue.push({ item, resolve, reject })
-      if (writing) return
-      writing = true
-      setImmediate(() => { void drain() })
+      if (writing >= concurrency || scheduled) return
+      scheduled = true
+      setImmediate(() => { scheduled = false; pump() })
     })
   }
 }

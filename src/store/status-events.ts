@@ -1,13 +1,13 @@
 import { eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { messageEvents } from '../../db/schema.js'
-import { emitEvents, outboxCommitted } from '../events/outbox.js'
-import { messageEvent, recordOfRow } from '../events/resources.js'
 import { newId } from './ids.js'
+import type { Executor } from './jobs.js'
 
 export interface StatusEvent {
   wamid: string
-  status: 'sent' | 'delivered' | 'read' | 'failed'
+  /** sent, delivered, read, failed move a record; any other value (played, deleted, …) is history only */
+  status: string
   phoneNumberId: string
   upstreamTimestamp: Date
   /** our log record id, echoed back by the upstream as biz_opaque_callback_data */
@@ -18,25 +18,110 @@ export interface StatusEvent {
   payload: unknown
 }
 
-export type StatusOutcome = 'applied' | 'kept' | 'repeat' | 'unknown'
+/** A record whose status a batch changed. */
+export interface StatusChange {
+  messageId: string
+  workspaceId: string
+  wamid: string | null
+  status: string
+  previousStatus: string
+  errorCode: string | null
+  /** the upstream's time of the latest event applied */
+  at: string
+}
+
+export interface StatusBatchResult {
+  /** events new to the history (the others were exact repeats) */
+  kept: number
+  /** of those, events for no known record (kept with no message) */
+  orphans: number
+  changes: StatusChange[]
+}
+
+// A send that ended this way may have reached the upstream: a later sent/delivered/read proves it did.
+export const UNKNOWN_OUTCOME_CODES = ['upstream_timeout', 'interrupted', 'upstream_error']
+
+// Where the record stands: pending (and any status before a send) 0, sent 1, delivered 2, read 3;
+// a failure whose outcome is unknown 0 (it may still move); a known failure 99 (final).
+const RANK = sql.raw(`(case when m.status = 'sent' then 1 when m.status = 'delivered' then 2 when m.status = 'read' then 3
+  when m.status = 'failed' and m.error_code in (${UNKNOWN_OUTCOME_CODES.map(code => `'${code}'`).join(', ')}) then 0
+  when m.status = 'failed' then 99 else 0 end)`)
+
+/**
+ * A batch of status events in two statements, whatever its size. First the records they name are
+ * locked in id order (two processes applying batches that share records wait rather than
+ * deadlock, and the second reads what the first wrote). Then one statement keeps every event in
+ * the history once (an exact repeat — same wamid, status and upstream timestamp — meets a unique
+ * index), and moves each record by its new events taken together: delivered or read win over a
+ * failed beside them, failed wins over sent, nothing moves back, a known failure is final, and
+ * an unknown outcome moves forward (its error cleared, since the events show it was sent).
+ */
+export async function recordStatuses (tx: Executor, events: StatusEvent[], options: { lockRecords: boolean }): Promise<StatusBatchResult> {
+  if (events.length === 0) return { kept: 0, orphans: 0, changes: [] }
+  const rows = events.map(event => ({
+    id: newId('evt'), wamid: event.wamid, status: event.status, ts: event.upstreamTimestamp.toISOString(), record_id: event.recordId ?? null,
+    phone_number_id: event.phoneNumberId, error_code: event.errorCode ?? null, error_text: event.errorText ?? null, pricing: event.pricingCategory ?? null, payload: event.payload
+  }))
+  // = any(array(…)): index scans (a semi-join on the JSON list would read the whole table). The
+  // embedded database has one connection: no one else to wait for.
+  if (options.lockRecords) {
+    const wamids = JSON.stringify(events.map(event => event.wamid))
+    const recordIds = JSON.stringify(events.flatMap(event => event.recordId ? [event.recordId] : []))
+    await tx.execute(sql`select id from messages where wamid = any(array(select json_array_elements_text(${wamids}::json)))
+      or id = any(array(select json_array_elements_text(${recordIds}::json))) order by id for update`)
+  }
+  const result = await tx.execute(sql`
+    with input as (
+      select * from json_to_recordset(${JSON.stringify(rows)}::json) as x(id text, wamid text, status text, ts timestamptz, record_id text,
+        phone_number_id text, error_code text, error_text text, pricing text, payload jsonb)
+    ), kept as (
+      insert into message_events (id, message_id, wamid, status, upstream_timestamp, error_code, error_text, pricing_category, payload)
+      select i.id, coalesce((select m.id from messages m where m.wamid = i.wamid),
+          (select m.id from messages m where m.id = i.record_id and m.phone_number_id = i.phone_number_id and (m.wamid is null or m.wamid = i.wamid))),
+        i.wamid, i.status, i.ts, i.error_code, i.error_text, i.pricing, i.payload
+      from input i order by i.wamid, i.status, i.ts
+      on conflict do nothing
+      returning message_id, wamid, status, upstream_timestamp, error_code, error_text, pricing_category
+    ), best as (
+      select k.message_id,
+        max(case k.status when 'sent' then 1 when 'delivered' then 2 when 'read' then 3 else 0 end) as rank,
+        bool_or(k.status = 'failed') as failed,
+        (array_agg(k.error_code order by k.upstream_timestamp desc) filter (where k.status = 'failed'))[1] as fail_code,
+        (array_agg(k.error_text order by k.upstream_timestamp desc) filter (where k.status = 'failed'))[1] as fail_text,
+        min(k.wamid) as wamid, max(k.upstream_timestamp) as at,
+        (array_agg(k.pricing_category) filter (where k.pricing_category is not null))[1] as pricing
+      from kept k where k.message_id is not null group by k.message_id
+    ), decided as (
+      select b.*, m.status as old_status, case
+          when b.rank >= 2 and b.rank > ${RANK} then (array['sent', 'delivered', 'read'])[b.rank]
+          when b.failed and ${RANK} <= 1 then 'failed'
+          when b.rank > ${RANK} then (array['sent', 'delivered', 'read'])[b.rank]
+        end as new_status
+      from best b join messages m on m.id = b.message_id
+    ), moved as (
+      update messages m set
+        status = coalesce(d.new_status, m.status),
+        error_code = case when d.new_status = 'failed' then d.fail_code when d.new_status is not null then null else m.error_code end,
+        error_text = case when d.new_status = 'failed' then d.fail_text when d.new_status is not null then null else m.error_text end,
+        wamid = coalesce(m.wamid, d.wamid),
+        pricing_category = coalesce(m.pricing_category, d.pricing),
+        updated_at = case when d.new_status is not null then now() else m.updated_at end
+      from decided d where m.id = d.message_id
+      returning m.id, m.workspace_id, m.wamid, m.status, m.error_code, d.old_status, d.new_status, d.at
+    )
+    select (select count(*) from kept)::int as kept, (select count(*) from kept where message_id is null)::int as orphans,
+      (select coalesce(json_agg(json_build_object('messageId', id, 'workspaceId', workspace_id, 'wamid', wamid, 'status', status,
+        'previousStatus', old_status, 'errorCode', error_code, 'at', at)), '[]'::json)::text
+       from moved where new_status is not null and (new_status <> old_status or old_status = 'failed')) as changes`)
+  const [row] = rowsOf<{ kept: number, orphans: number, changes: string }>(result)
+  return { kept: Number(row.kept), orphans: Number(row.orphans), changes: JSON.parse(row.changes) as StatusChange[] }
+}
 
 export function statusEventStore (db: Database) {
   return {
-    /**
-     * A delivery's statuses in one transaction (one commit rather than one per status), in wamid
-     * order so that two concurrent deliveries lock the records they share in the same order.
-     */
-    async recordAll (events: StatusEvent[]): Promise<StatusOutcome[]> {
-      const ordered = [...events].sort((a, b) => a.wamid < b.wamid ? -1 : a.wamid > b.wamid ? 1 : 0)
-      const outcomes = await db.transaction(async tx => {
-        const recorded = []
-        for (const event of ordered) recorded.push(await recordStatus(tx, event))
-        // each applied change emits its event in the same transaction (CONTRACT.md 10)
-        await emitEvents(tx, recorded.flatMap(({ record }) => record ? [messageEvent(recordOfRow(record))].filter(e => e !== undefined) : []))
-        return recorded.map(({ outcome }) => outcome)
-      })
-      outboxCommitted()
-      return outcomes
+    /** One batch on its own transaction (the inbox applies its batches inside its own). */
+    async recordAll (events: StatusEvent[]): Promise<StatusBatchResult> {
+      return await db.transaction(async tx => await recordStatuses(tx, events, { lockRecords: true }))
     },
 
     async byWamid (wamid: string) {
@@ -50,50 +135,3 @@ export function statusEventStore (db: Database) {
 }
 
 export type StatusEventStore = ReturnType<typeof statusEventStore>
-
-/**
- * One statement: find the record (by wamid, or by the record id the status carries when it outran
- * the storing of the wamid), keep the event in its history once (an exact repeat — same wamid,
- * status and upstream timestamp — meets a unique index), and move the record forward only:
- * sent < delivered < read, failed only before delivered. The row lock of the update makes
- * concurrent deliveries for one message safe. An event for an unknown message is kept aside.
- */
-async function recordStatus (db: Pick<Database, 'execute'>, event: StatusEvent): Promise<{ outcome: StatusOutcome, record?: Record<string, unknown> }> {
-  const failed = event.status === 'failed'
-  const rank = { sent: 1, delivered: 2, read: 3, failed: 0 }[event.status]
-  const advances = failed
-    ? sql`m.status in ('pending', 'sent')`
-    : sql`(case m.status when 'pending' then 0 when 'sent' then 1 when 'delivered' then 2 when 'read' then 3 else 99 end) < ${rank}`
-  const result = await db.execute(sql`
-    with target as (
-      select id, status from messages
-      where wamid = ${event.wamid}
-         or (id = ${event.recordId ?? null} and phone_number_id = ${event.phoneNumberId} and (wamid is null or wamid = ${event.wamid}))
-      limit 1 for update
-    ), kept as (
-      insert into message_events (id, message_id, wamid, status, upstream_timestamp, error_code, error_text, pricing_category, payload)
-      values (${newId('evt')}, (select id from target), ${event.wamid}, ${event.status}, ${event.upstreamTimestamp.toISOString()}::timestamptz,
-              ${event.errorCode ?? null}, ${event.errorText ?? null}, ${event.pricingCategory ?? null}, ${JSON.stringify(event.payload)}::jsonb)
-      on conflict do nothing
-      returning message_id
-    ), moved as (
-      update messages m set
-        status = case when ${advances} then ${event.status} else m.status end,
-        error_code = case when ${failed} and ${advances} then ${event.errorCode ?? null} else m.error_code end,
-        error_text = case when ${failed} and ${advances} then ${event.errorText ?? null} else m.error_text end,
-        wamid = coalesce(m.wamid, ${event.wamid}),
-        pricing_category = coalesce(m.pricing_category, ${event.pricingCategory ?? null}),
-        updated_at = case when ${advances} then now() else m.updated_at end
-      from kept where m.id = kept.message_id
-      returning m.*
-    )
-    select (select count(*) from kept)::int as kept, (select id from target) as message_id, (select status from moved) as status,
-      (select status from target) as old_status, (select row_to_json(moved) from moved) as record`)
-  const [row] = rowsOf<{ kept: number, message_id: string | null, status: string | null, old_status: string | null, record: Record<string, unknown> | string | null }>(result)
-  if (row.kept === 0) return { outcome: 'repeat' }
-  if (row.message_id === null) return { outcome: 'unknown' }
-  if (row.status !== event.status) return { outcome: 'kept' }
-  // the row lock taken in `target` makes old_status the status this statement moved from
-  if (row.old_status === row.status) return { outcome: 'applied' }
-  return { outcome: 'applied', record: typeof row.record === 'string' ? JSON.parse(row.record) : row.record ?? undefined }
-}

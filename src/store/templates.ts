@@ -1,12 +1,46 @@
-import { and, asc, eq, notInArray } from 'drizzle-orm'
-import type { Database } from '../../db/client.js'
+import { and, asc, eq, notInArray, sql } from 'drizzle-orm'
+import { rowsOf, type Database } from '../../db/client.js'
 import { templates } from '../../db/schema.js'
 import type { UpstreamTemplate } from '../upstream/types.js'
 import { emitEvents, outboxCommitted } from '../events/outbox.js'
 import { templateEvent } from '../events/resources.js'
 import { newId } from './ids.js'
+import type { Executor } from './jobs.js'
 
 export type Template = typeof templates.$inferSelect
+
+/** A template webhook: a status, category or quality change for one template of a WABA. */
+export interface TemplateEvent {
+  wabaId: string
+  templateId?: string
+  name?: string
+  language?: string
+  change: { status?: string, category?: string, quality?: string }
+}
+
+export interface TemplateChange { id: string, workspaceId: string, name: string, language: string, status: string, category: string | null, quality: string | null }
+
+/**
+ * Applies one template event to every workspace connected to the WABA. The template is found by
+ * the upstream's id first, then by name and language, `en-US` being `en_US`. Template events are
+ * rare: one statement each.
+ */
+export async function applyTemplateEvent (tx: Executor, event: TemplateEvent): Promise<TemplateChange[]> {
+  const language = (column: ReturnType<typeof sql>) => sql`replace(${column}, '-', '_')`
+  const byName = event.name && event.language
+    ? sql`(t.name = ${event.name} and ${language(sql`t.language`)} = ${language(sql`${event.language}`)})`
+    : sql`false`
+  const match = event.templateId
+    ? sql`(t.upstream_id = ${event.templateId} or (${byName} and not exists (select 1 from templates u where u.waba_id = ${event.wabaId} and u.upstream_id = ${event.templateId})))`
+    : byName
+  const result = await tx.execute(sql`
+    update templates t set status = coalesce(${event.change.status ?? null}, t.status), category = coalesce(${event.change.category ?? null}, t.category),
+      quality = coalesce(${event.change.quality ?? null}, t.quality), updated_at = now()
+    where t.waba_id = ${event.wabaId} and ${match}
+    returning t.id, t.workspace_id, t.name, t.language, t.status, t.category, t.quality`)
+  return rowsOf<{ id: string, workspace_id: string, name: string, language: string, status: string, category: string | null, quality: string | null }>(result)
+    .map(row => ({ id: row.id, workspaceId: row.workspace_id, name: row.name, language: row.language, status: row.status, category: row.category, quality: row.quality }))
+}
 
 export function templateStore (db: Database) {
   return {

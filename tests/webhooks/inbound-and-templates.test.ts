@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
+import { waitFor } from '../helpers/wait.js'
+import { inboxDrained } from './helpers.js'
 import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
 
 describe('webhooks: signatures, inbound messages, template and number updates', () => {
@@ -28,6 +30,7 @@ describe('webhooks: signatures, inbound messages, template and number updates', 
     expect(status).toBe(200)
     const repeat = { object: 'whatsapp_business_account', entry: [{ id: account.wabaId, changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: numberId }, messages: [{ from: '15557654321', id: wamid, timestamp: '1750000000', type: 'text', text: { body: 'Hi there' } }] } }] }] }
     expect(await emulator.sendWebhook(account.wabaId, repeat)).toBe(200)
+    await inboxDrained(app)
     const inbound = await app.inbound.list(workspace.workspaceId)
     expect(inbound).toHaveLength(1)
     expect(inbound[0]).toMatchObject({ wamid, from: '15557654321', type: 'text', phoneNumberId: numberId, payload: { text: { body: 'Hi there' } } })
@@ -37,7 +40,10 @@ describe('webhooks: signatures, inbound messages, template and number updates', 
     const { emulator, app } = gateway
     await emulator.injectInbound({ phoneNumberId: numberId, from: '15557654322', type: 'image' })
     await emulator.injectInbound({ phoneNumberId: numberId, from: '15557654322', type: 'interactive', payload: { type: 'button_reply', button_reply: { id: 'yes', title: 'Yes' } } })
-    const types = (await app.inbound.list(workspace.workspaceId)).map(message => message.type)
+    const types = await waitFor(async () => {
+      const stored = (await app.inbound.list(workspace.workspaceId)).map(message => message.type)
+      return stored.includes('image') && stored.includes('interactive') && stored
+    }, { what: 'both inbound messages stored' })
     expect(types).toEqual(expect.arrayContaining(['image', 'interactive']))
   })
 
@@ -46,7 +52,7 @@ describe('webhooks: signatures, inbound messages, template and number updates', 
     const before = (await app.templates.byName(workspace.workspaceId, 'hello_world'))[0]
     expect(before.status).toBe('APPROVED')
     expect(await emulator.sendTemplateStatusUpdate({ wabaId: account.wabaId, name: 'hello_world', language: 'en_US', event: 'REJECTED', reason: 'INCORRECT_CATEGORY' })).toBe(200)
-    expect((await app.templates.byName(workspace.workspaceId, 'hello_world'))[0].status).toBe('REJECTED')
+    await waitFor(async () => (await app.templates.byName(workspace.workspaceId, 'hello_world'))[0].status === 'REJECTED', { what: 'the template REJECTED' })
 
     const refused = await app.inject({ method: 'POST', url: '/api/messages.php', headers: { authorization: workspace.authorization }, payload: { to: '15551234567', type: 'template', template: 'hello_world' } })
     expect(refused.statusCode).toBe(422)
@@ -57,7 +63,7 @@ describe('webhooks: signatures, inbound messages, template and number updates', 
     const { emulator, app } = gateway
     const body = { object: 'whatsapp_business_account', entry: [{ id: account.wabaId, changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: numberId }, statuses: [{ id: 'wamid.unknown-to-us', status: 'delivered', timestamp: '1750000001', recipient_id: '15550001111' }] } }] }] }
     expect(await emulator.sendWebhook(account.wabaId, body)).toBe(200)
-    const kept = await app.statusEvents.byWamid('wamid.unknown-to-us')
+    const kept = await waitFor(async () => { const events = await app.statusEvents.byWamid('wamid.unknown-to-us'); return events.length > 0 && events }, { what: 'the event kept' })
     expect(kept).toHaveLength(1)
     expect(kept[0]).toMatchObject({ messageId: null, status: 'delivered' })
   })

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
 import { waitFor } from '../helpers/wait.js'
+import { inboxDrained } from './helpers.js'
 
 describe('delivery tracking from the emulator\'s signed status webhooks', () => {
   let gateway: TestGateway
@@ -43,6 +44,7 @@ describe('delivery tracking from the emulator\'s signed status webhooks', () => 
     await settle(id, 'read')
     const deliveries = gateway.emulator.webhookDeliveries.filter(delivery => JSON.stringify(delivery.body).includes('15551110002'))
     expect(deliveries.length).toBe(6)
+    await inboxDrained(gateway.app)
     expect((await gateway.app.messages.get(id))!.status).toBe('read')
     expect((await historyOf(id)).sort()).toEqual(['delivered', 'read', 'sent'])
   })
@@ -62,6 +64,7 @@ describe('delivery tracking from the emulator\'s signed status webhooks', () => 
     await settle(id, 'delivered')
     const failed = statusBody(wamid, 'failed', 1_900_000_000, { errors: [{ code: 131026, title: 'Message undeliverable' }] })
     expect(await gateway.emulator.sendWebhook(account.wabaId, failed)).toBe(200)
+    await waitFor(async () => (await historyOf(id)).length === 3, { what: 'the failed event in the history' })
     const record = (await gateway.app.messages.get(id))!
     expect(record.status).toBe('delivered')
     expect(await historyOf(id)).toEqual(['sent', 'delivered', 'failed'])
@@ -74,6 +77,7 @@ describe('delivery tracking from the emulator\'s signed status webhooks', () => 
     const bodies = Array.from({ length: 50 }, (_, index) => statusBody(wamid, statuses[index % 3], 1_800_000_000 + index))
     const answers = await Promise.all(bodies.map(body => gateway.emulator.sendWebhook(account.wabaId, body)))
     expect(answers.every(status => status === 200)).toBe(true)
+    await waitFor(async () => (await historyOf(id)).length >= 50, { what: '50 events in the history' })
     expect((await gateway.app.messages.get(id))!.status).toBe('read')
     expect(await historyOf(id)).toHaveLength(50)
   })
@@ -85,7 +89,7 @@ describe('delivery tracking from the emulator\'s signed status webhooks', () => 
     const pending = await gateway.app.messages.createPending({ id: `${id}-early`, workspaceId: workspace.workspaceId, apiKeyId: null, phoneNumberId: account.phoneNumbers[0].id, recipient: '15551110006', type: 'text', payload: {} })
     const early = statusBody(`${wamid}-early`, 'delivered', 1_850_000_000, { biz_opaque_callback_data: pending.id })
     expect(await gateway.emulator.sendWebhook(account.wabaId, early)).toBe(200)
-    const record = (await gateway.app.messages.get(pending.id))!
+    const record = await waitFor(async () => { const found = await gateway.app.messages.get(pending.id); return found?.status === 'delivered' && found }, { what: 'the early status applied' })
     expect(record).toMatchObject({ status: 'delivered', wamid: `${wamid}-early` })
   })
 

@@ -12,7 +12,7 @@ export function inboundContent (view: InboundView): SafeHtml {
     <thead><tr><th>Received</th><th>From</th><th>To</th><th>Type</th><th>Content</th><th>wamid</th></tr></thead>
     <tbody>${view.messages.map(message => html`<tr>
       <td class="nowrap">${time(message.receivedAt)}</td>
-      <td class="nowrap">${phone(message.from)}</td>
+      <td class="nowrap">${sender(message)}</td>
       <td class="nowrap">${view.numbers.get(message.phoneNumberId) ?? message.phoneNumberId}</td>
       <td>${message.type}</td>
       <td class="content">${contentOf(message)}</td>
@@ -20,6 +20,12 @@ export function inboundContent (view: InboundView): SafeHtml {
     </tr>`)}</tbody>
   </table></div>`}
 </section>`
+}
+
+/** Digits as a phone number; a `from` that is not digits (US.1234) as given; else the business-scoped user id. */
+function sender (message: InboundMessage): string {
+  if (message.from === null) return message.fromUserId ?? ''
+  return /^\d+$/.test(message.from) ? phone(message.from) : message.from
 }
 
 /** The readable part of an inbound message: its text, a button's or list reply's title, a caption. */

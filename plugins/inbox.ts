@@ -1,0 +1,32 @@
+import fp from 'fastify-plugin'
+import { refreshNumbers } from '../src/connections/refresh.js'
+import { databaseErrorCode } from '../src/webhooks/database-errors.js'
+import { createInbox, type Inbox, type OnApplied } from '../src/webhooks/inbox.js'
+
+const DRAIN_MS = 5000
+
+declare module 'fastify' {
+  interface FastifyInstance { inbox: Inbox }
+}
+
+/**
+ * The webhook inbox (src/webhooks/inbox.ts) on the durable-work runner. `onApplied` runs inside
+ * each batch's transaction with what it changed (customer webhooks hook in here).
+ */
+export default fp(async function inbox (app, options: { onApplied?: OnApplied }) {
+  const inbox = createInbox({
+    db: app.database.db,
+    work: app.work,
+    log: app.log,
+    onApplied: options.onApplied,
+    shared: app.database.kind === 'postgres',
+    refreshNumbers (wabaId) {
+      refreshNumbers(app.connectDeps, wabaId).catch(error => app.log.warn({ wabaId, err: (error as Error).message }, 'number refresh failed'))
+    }
+  })
+  app.decorate('inbox', inbox)
+  // Stored deliveries would be applied after the restart anyway; applying them now makes a stop invisible.
+  app.addHook('preClose', async function drainInbox () {
+    await inbox.drain(Math.min(app.config.SHUTDOWN_GRACE_MS, DRAIN_MS)).catch(error => app.log.warn({ code: databaseErrorCode(error) }, 'could not drain the webhook inbox'))
+  })
+}, { name: 'inbox', dependencies: ['work', 'connections'] })

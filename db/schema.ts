@@ -83,7 +83,8 @@ export const templates = pgTable('templates', {
   index('templates_waba_name').on(table.wabaId, table.name)
 ])
 
-export const MESSAGE_STATUSES = ['pending', 'sent', 'delivered', 'read', 'failed'] as const
+/** queued → sending → sent | failed for queued sends (CONTRACT.md 9); pending → sent | failed for the others */
+export const MESSAGE_STATUSES = ['queued', 'sending', 'pending', 'sent', 'delivered', 'read', 'failed'] as const
 export type MessageStatus = typeof MESSAGE_STATUSES[number]
 
 export const messages = pgTable('messages', {
@@ -101,14 +102,15 @@ export const messages = pgTable('messages', {
   errorText: text('error_text'),
   attempts: integer('attempts').notNull().default(0),
   pricingCategory: text('pricing_category'),
-  /** the process dispatching a pending record: see src/dispatch leases */
+  /** the process dispatching a pending or sending record: see src/dispatch leases */
   dispatcherId: text('dispatcher_id'),
   createdAt: createdAt(),
   updatedAt: updatedAt()
 }, table => [
   index('messages_workspace_created').on(table.workspaceId, table.createdAt),
   index('messages_workspace_status_created').on(table.workspaceId, table.status, table.createdAt),
-  index('messages_pending_dispatcher').on(table.dispatcherId).where(sql`status = 'pending'`)
+  index('messages_pending_dispatcher').on(table.dispatcherId).where(sql`status in ('pending', 'sending')`),
+  index('messages_queued').on(table.workspaceId, table.phoneNumberId, table.createdAt).where(sql`status = 'queued'`)
 ])
 
 export const messageEvents = pgTable('message_events', {
@@ -138,7 +140,11 @@ export const inboundMessages = pgTable('inbound_messages', {
   payload: jsonb('payload').notNull(),
   receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
   createdAt: createdAt()
-}, table => [index('inbound_messages_workspace_received').on(table.workspaceId, table.receivedAt)])
+}, table => [
+  index('inbound_messages_workspace_received').on(table.workspaceId, table.receivedAt),
+  // the service window: has this sender written to this number lately?
+  index('inbound_messages_number_from_received').on(table.phoneNumberId, table.from, table.receivedAt)
+])
 
 /** Process-wide values every process shares, such as the generated webhook verify token. */
 export const settings = pgTable('settings', {
@@ -152,6 +158,13 @@ export const dispatchers = pgTable('dispatchers', {
   startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
   leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }).notNull()
 }, table => [index('dispatchers_lease').on(table.leaseExpiresAt)])
+
+/** Queued sends (src/messages/queue.ts): the process draining each number's queue, one at a time, under a lease it renews. */
+export const queueDrainers = pgTable('queue_drainers', {
+  phoneNumberId: text('phone_number_id').primaryKey(),
+  holder: text('holder').notNull(),
+  leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }).notNull()
+})
 
 /** Dashboard users: each belongs to one workspace. */
 export const users = pgTable('users', {

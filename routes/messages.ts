@@ -3,7 +3,8 @@ import { clientGone } from '../src/dispatch/client-gone.js'
 import { preferFieldsOverAliases } from '../src/messages/aliases.js'
 import { composeMessage } from '../src/messages/compose.js'
 import { pendingMessage } from '../src/messages/payload.js'
-import { ErrorEnvelopeSchema, SendMessageBodySchema, SendMessageOkSchema } from '../src/messages/schemas.js'
+import { prefersRespondAsync } from '../src/messages/prefer.js'
+import { ErrorEnvelopeSchema, SendMessageBodySchema, SendMessageOkSchema, SendMessageQueuedSchema } from '../src/messages/schemas.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
 
 /** POST /api/messages.php (SPEC.md 4, CONTRACT.md 2): 401 → 429 → 403 → 409 come from the hooks that route config switches on, then the body. */
@@ -13,17 +14,23 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     schema: {
       tags: ['messages'],
       summary: 'Send one message through the connected number',
-      description: 'Body as JSON or form fields (nested keys as PHP writes them; components and interactive may be a JSON string). Requires the Growth or Scale plan.',
+      description: 'Body as JSON or form fields (nested keys as PHP writes them; components and interactive may be a JSON string). Requires the Growth or Scale plan. With `Prefer: respond-async` the message is queued and the answer is 202.',
       security: [{ apiKey: [] }],
       consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
       body: SendMessageBodySchema,
-      response: { 200: SendMessageOkSchema, '4xx': ErrorEnvelopeSchema, '5xx': ErrorEnvelopeSchema }
+      response: { 200: SendMessageOkSchema, 202: SendMessageQueuedSchema, '4xx': ErrorEnvelopeSchema, '5xx': ErrorEnvelopeSchema }
     },
     schemaErrorFormatter: bodyValidationError,
     preValidation: preferFieldsOverAliases
   }, async function sendMessage (request, reply) {
     const { apiKey, sender } = request
     const message = await composeMessage(request.body, name => app.templates.byName(apiKey.workspaceId, name))
+    await app.checkServiceWindow(request.activeConnection.connection, sender.phoneNumberId, message)
+    if (prefersRespondAsync(request.headers.prefer)) {
+      const { id } = await app.sendQueue.handOver(pendingMessage(message, apiKey, sender))
+      return await reply.code(202).headers({ 'preference-applied': 'respond-async', location: `/api/messages.php?id=${id}` })
+        .send({ ok: true as const, id, status: 'queued' as const })
+    }
     const record = await app.messages.createPending({ ...pendingMessage(message, apiKey, sender), dispatcherId: app.dispatcherId })
     const { wamid } = await app.dispatch(record, {
       connection: request.activeConnection.connection,

@@ -25,3 +25,5 @@ export const rateLimited = (retryAfterSeconds: number) =>
   new AppError(429, 'rate_limited', `Too many requests; retry in ${retryAfterSeconds} s`, { retryAfterSeconds })
 export const serviceUnavailable = (code: 'dispatch_timeout' | 'queue_full' | 'not_ready', message: string, retryAfterSeconds = 1) =>
   new AppError(503, code, message, { retryAfterSeconds })
+export const outsideServiceWindow = () => new AppError(422, 'outside_service_window',
+  'The recipient has not written to this number in the last 24 hours: outside the service window only a template may be sent; nothing was sent')

@@ -4,7 +4,10 @@ import { connectionStore } from './store/connections.js'
 import { inboundStore } from './store/inbound.js'
 import { messageSearch } from './store/message-search.js'
 import { messageStore } from './store/messages.js'
+import { queueDrainerStore } from './store/queue-drainers.js'
+import { queuedSendStore } from './store/queued-sends.js'
 import { readCache } from './store/read-cache.js'
+import { serviceWindowStore } from './store/service-window.js'
 import { sessionStore } from './store/sessions.js'
 import { statusEventStore } from './store/status-events.js'
 import { templateStore } from './store/templates.js'
@@ -28,7 +31,10 @@ export function createStores (db: Database) {
     inbound: inboundStore(db),
     users: userStore(db),
     sessions: sessionStore(db),
-    messageSearch: messageSearch(db)
+    messageSearch: messageSearch(db),
+    queuedSends: queuedSendStore(db),
+    queueDrainers: queueDrainerStore(db),
+    serviceWindow: serviceWindowStore(db)
   }
 }
 

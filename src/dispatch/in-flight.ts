@@ -9,7 +9,7 @@ export interface Run {
   finish (): void
 }
 
-interface Entry { controller: AbortController, abandon (): void, done: Promise<void> }
+interface Entry { controller: AbortController, abandon (): void, done: Promise<void>, yieldsToShutdown: boolean }
 
 // After the grace, the runs told to stop only have their record to write.
 const SETTLE_MS = 2000
@@ -27,7 +27,8 @@ export class InFlight {
     return this.#runs.size
   }
 
-  start (options: { deadline: number, signal?: AbortSignal }): Run {
+  /** `yieldsToShutdown`: a queued send, whose wait shutdown stops at once (it goes back to its queue) rather than after the grace. */
+  start (options: { deadline: number, signal?: AbortSignal, yieldsToShutdown?: boolean }): Run {
     const controller = new AbortController()
     const stop = (reason: DispatchStopped) => { if (!controller.signal.aborted) controller.abort(reason) }
     const deadline = setTimeout(() => stop(new DispatchStopped('deadline')), Math.max(0, options.deadline - Date.now()))
@@ -40,7 +41,7 @@ export class InFlight {
     const abandoned = new Promise<never>((_resolve, reject) => { abandon = () => reject(new DispatchStopped('shutdown')) })
     abandoned.catch(() => {})
     let finished!: () => void
-    const entry: Entry = { controller, abandon, done: new Promise(resolve => { finished = resolve }) }
+    const entry: Entry = { controller, abandon, done: new Promise(resolve => { finished = resolve }), yieldsToShutdown: options.yieldsToShutdown === true }
     this.#runs.add(entry)
     return {
       signal: controller.signal,
@@ -57,6 +58,8 @@ export class InFlight {
   /** Refuses new runs, lets the current ones finish within the grace, then stops and abandons the rest. */
   async drain (graceMs: number): Promise<void> {
     this.#closing = true
+    // An abort stops waits only: a queued send's upstream call under way still has the grace.
+    for (const entry of this.#runs) if (entry.yieldsToShutdown) entry.controller.abort(new DispatchStopped('shutdown'))
     if (await this.#settled(graceMs)) return
     for (const entry of this.#runs) {
       entry.controller.abort(new DispatchStopped('shutdown'))

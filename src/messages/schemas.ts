@@ -70,6 +70,13 @@ export const SendMessageOkSchema = Type.Object({
   status: Type.Literal('sent')
 })
 
+/** 202 to `Prefer: respond-async` (CONTRACT.md 9): the message is stored and will be sent from the queue. */
+export const SendMessageQueuedSchema = Type.Object({
+  ok: Type.Literal(true),
+  id: Type.String({ description: 'The message\'s id (msg_…): GET /api/messages.php?id= follows it.' }),
+  status: Type.Literal('queued')
+})
+
 export const ErrorEnvelopeSchema = Type.Object({
   ok: Type.Literal(false),
   error: Type.String(),

@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { dispatchers, messages } from '../../db/schema.js'
 
@@ -17,7 +17,7 @@ export function dispatcherStore (db: Database) {
   async function interrupt (where: SQL): Promise<number> {
     const rows = await db.update(messages)
       .set({ status: 'failed', errorCode: 'interrupted', errorText: INTERRUPTED_TEXT, updatedAt: new Date() })
-      .where(and(eq(messages.status, 'pending'), where))
+      .where(and(inArray(messages.status, ['pending', 'sending']), where))
       .returning({ id: messages.id })
     return rows.length
   }
@@ -49,7 +49,7 @@ export function dispatcherStore (db: Database) {
       return count
     },
 
-    /** Fails this process's own pending records: at shutdown, for what could not finish. */
+    /** Fails this process's own pending (and sending) records: at shutdown, for what could not finish. */
     async interruptOwn (selfId: string): Promise<number> {
       return await interrupt(eq(messages.dispatcherId, selfId))
     }

@@ -9,7 +9,8 @@ export type PendingMessage = Pick<typeof messages.$inferInsert, 'id' | 'workspac
 // `interrupted` is a presumption made for a process that stopped answering; what a send actually
 // returns later (a slow process whose lease lapsed) replaces it.
 const presumedInterrupted = sql`(${messages.status} = 'failed' and ${messages.errorCode} = 'interrupted')`
-const stillOpen = or(eq(messages.status, 'pending'), presumedInterrupted)
+// `queued` and `sending` are a queued send's steps before its outcome (src/messages/queue.ts).
+const stillOpen = or(sql`${messages.status} in ('pending', 'queued', 'sending')`, presumedInterrupted)
 
 interface Sent { id: string, wamid: string, attempts: number, updatedAt: Date }
 interface Failed { id: string, errorCode: string, errorText: string, attempts: number, updatedAt: Date }
@@ -31,7 +32,7 @@ export function messageStore (db: Database) {
     await db.update(messages).set({
       wamid: sql`v.wamid`,
       attempts: sql`v.attempts`,
-      status: sql`case when ${messages.status} = 'pending' or ${presumedInterrupted} then 'sent' else ${messages.status} end`,
+      status: sql`case when ${messages.status} in ('pending', 'sending') or ${presumedInterrupted} then 'sent' else ${messages.status} end`,
       errorCode: sql`case when ${presumedInterrupted} then null else ${messages.errorCode} end`,
       errorText: sql`case when ${presumedInterrupted} then null else ${messages.errorText} end`,
       updatedAt: sql`v.updated_at`
@@ -77,7 +78,7 @@ export function messageStore (db: Database) {
       await updateSent({ id, ...outcome, updatedAt: new Date() })
     },
 
-    /** Only a record still pending fails: a webhook that already reported it sent or delivered knows better. */
+    /** Only a record still pending (or queued, or sending) fails: a webhook that already reported it sent or delivered knows better. */
     async markFailed (id: string, outcome: { errorCode: string, errorText: string, attempts: number }): Promise<void> {
       await updateFailed({ id, ...outcome, updatedAt: new Date() })
     },

@@ -56,8 +56,8 @@ async function recordStatus (db: Pick<Database, 'execute'>, event: StatusEvent):
   const failed = event.status === 'failed'
   const rank = { sent: 1, delivered: 2, read: 3, failed: 0 }[event.status]
   const advances = failed
-    ? sql`m.status in ('pending', 'sent')`
-    : sql`(case m.status when 'pending' then 0 when 'sent' then 1 when 'delivered' then 2 when 'read' then 3 else 99 end) < ${rank}`
+    ? sql`m.status in ('pending', 'sending', 'sent')`
+    : sql`(case m.status when 'pending' then 0 when 'sending' then 0 when 'sent' then 1 when 'delivered' then 2 when 'read' then 3 else 99 end) < ${rank}`
   const result = await db.execute(sql`
     with target as (
       select id from messages

@@ -9,7 +9,7 @@ import { openRuntime } from '../../src/runtime.js'
 import { createTestDatabase } from '../helpers/database.js'
 import { tablesOf } from '../helpers/tables.js'
 
-const EXPECTED_TABLES = ['api_keys', 'connections', 'dispatchers', 'inbound_messages', 'jobs', 'message_events', 'messages', 'phone_numbers', 'sessions', 'settings', 'templates', 'users', 'workspaces']
+const EXPECTED_TABLES = ['api_keys', 'connections', 'dispatchers', 'inbound_messages', 'jobs', 'message_events', 'messages', 'phone_numbers', 'queue_drainers', 'sessions', 'settings', 'templates', 'users', 'workspaces']
 
 describe('migrations', () => {
   it('apply on an empty database of this run\'s backend, twice without harm', async () => {

@@ -9,7 +9,8 @@ const DONE: Record<string, Notice> = {
   'connected-webhook-pending': { kind: 'warning', text: 'Number connected and templates synced, but the webhook could not be registered yet: it is retried every 30 s. Statuses arrive once it is.' },
   disconnected: { kind: 'success', text: 'Disconnected. Sends now get 409 until a number is connected again.' },
   revoked: { kind: 'success', text: 'API key revoked. Requests with it get 401 from now on.' },
-  synced: { kind: 'success', text: 'Templates synced from WhatsApp.' }
+  synced: { kind: 'success', text: 'Templates synced from WhatsApp.' },
+  'queue-cancelled': { kind: 'success', text: 'Queued messages cancelled: they end failed (cancelled) and are not sent.' }
 }
 
 export interface PageOptions { title: string, active?: NavKey, notice?: Notice }

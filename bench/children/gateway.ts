@@ -29,5 +29,7 @@ serve({
   rss: () => ({ now: rss.now(), peak: rss.peak() }),
   resetPeak: () => rss.resetPeak(),
   /** records still waiting to be sent */
-  pending: async () => await app.database.db.$count(messages, eq(messages.status, 'pending'))
+  pending: async () => await app.database.db.$count(messages, eq(messages.status, 'pending')),
+  /** queued sends not yet taken by the drain */
+  queued: async () => await app.database.db.$count(messages, eq(messages.status, 'queued'))
 }, { url, authorization })

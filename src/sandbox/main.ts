@@ -16,7 +16,8 @@ import { printBanner } from './banner.js'
  */
 async function main (): Promise<void> {
   // Quiet by default so the banner stays readable; LOG_LEVEL=info shows every request.
-  const env: Record<string, string | undefined> = { DATA_DIR: join('data', 'sandbox'), LOG_LEVEL: 'warn', ...process.env }
+  // The emulator's recipients never write, so after the sandbox's first day the service window would refuse every free-form message.
+  const env: Record<string, string | undefined> = { DATA_DIR: join('data', 'sandbox'), LOG_LEVEL: 'warn', SERVICE_WINDOW_CHECK: 'off', ...process.env }
   const emulator = await startEmulator({ port: Number(env.EMULATOR_PORT ?? 0) })
   const config = loadConfig({ ...env, GRAPH_API_URL: emulator.url, APP_SECRET: emulator.appSecret, DATABASE_URL: undefined })
   const app = await buildApp({ config })

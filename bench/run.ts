@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { benchMemory } from './memory.js'
 import { benchPacing } from './pacing.js'
+import { benchQueue } from './queue.js'
 import { benchSend } from './send.js'
 import { benchTwoProcess } from './two-process.js'
 import { benchWebhooks } from './webhooks.js'
@@ -14,6 +15,7 @@ const benches: [string, () => Promise<string>][] = [
   ['Pacing accuracy', benchPacing],
   ['Pacing across two processes (PostgreSQL + Redis)', benchTwoProcess],
   ['Memory with a deep queue', benchMemory],
+  ['Queued sends (Prefer: respond-async)', benchQueue],
   ['Webhook ingestion', benchWebhooks]
 ]
 

@@ -1,6 +1,8 @@
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
 import { waitFor } from '../helpers/wait.js'
+import { rowsOf } from '../../db/client.js'
 import { handOver, settled } from './helpers.js'
 
 /** Prefer: respond-async (CONTRACT.md 9): hand-over, then the server's own dispatch. */
@@ -98,5 +100,20 @@ describe('queued sends: ASYNC_QUEUE_LIMIT and QUEUE_MAX_AGE_MS', () => {
       return response.statusCode === 202 ? response : undefined
     }, { timeoutMs: 5000, intervalMs: 300, what: 'a hand-over accepted again' })
     expect((await settled(gateway, again.json().id)).status).toBe('sent')
+  })
+
+  it('a number whose drain another process holds is left to it; a record older than QUEUE_MAX_AGE_MS when leased ends `expired`, unsent', async () => {
+    const { db } = gateway.app.database
+    const drainers = async () => Number(rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from queue_drainers`))[0].n)
+    await waitFor(async () => await drainers() === 0, { what: 'the earlier drain to end' })
+    await db.execute(sql`insert into queue_drainers (phone_number_id, holder, lease_expires_at) values ('106540352242922', 'dsp_elsewhere', now() + interval '1 hour')`)
+    const to = '15552230003'
+    const response = await handOver(gateway, workspace, { to })
+    expect(response.statusCode).toBe(202)
+    await new Promise(resolve => setTimeout(resolve, 2500))
+    expect(await gateway.app.messages.get(response.json().id)).toMatchObject({ status: 'queued' })
+    await db.execute(sql`delete from queue_drainers where holder = 'dsp_elsewhere'`)
+    expect(await settled(gateway, response.json().id)).toMatchObject({ status: 'failed', errorCode: 'expired', attempts: 0 })
+    expect(gateway.emulator.sentMessages.filter(sent => sent.to === to)).toHaveLength(0)
   })
 })

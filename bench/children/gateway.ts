@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { messages } from '../../db/schema.js'
 import { buildApp } from '../../src/app.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
@@ -31,5 +31,12 @@ serve({
   /** records still waiting to be sent */
   pending: async () => await app.database.db.$count(messages, eq(messages.status, 'pending')),
   /** queued sends not yet taken by the drain */
-  queued: async () => await app.database.db.$count(messages, eq(messages.status, 'queued'))
+  queued: async () => await app.database.db.$count(messages, eq(messages.status, 'queued')),
+  /** while held, the number's queue fills without draining (as if another process held its drain) */
+  holdDrain: async (held: boolean) => {
+    const number = defaultAccount().phoneNumbers[0].id
+    await app.database.db.execute(held
+      ? sql`insert into queue_drainers (phone_number_id, holder, lease_expires_at) values (${number}, 'bench', now() + interval '1 hour') on conflict (phone_number_id) do update set holder = 'bench', lease_expires_at = now() + interval '1 hour'`
+      : sql`delete from queue_drainers where holder = 'bench'`)
+  }
 }, { url, authorization })

@@ -29,7 +29,8 @@ export default fp(async function sendQueue (app) {
     leaseMs: config.DISPATCHER_LEASE_MS,
     maxAgeMs: config.QUEUE_MAX_AGE_MS,
     throughputMps: config.THROUGHPUT_MPS,
-    pollMs: POLL_MS
+    pollMs: POLL_MS,
+    singleProcess: app.database.kind !== 'postgres'
   })
   const counts = new Map<string, { count: number, readAt: number }>()
 

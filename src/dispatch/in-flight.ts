@@ -13,6 +13,7 @@ interface Entry { controller: AbortController, abandon (): void, done: Promise<v
 
 // After the grace, the runs told to stop only have their record to write.
 const SETTLE_MS = 2000
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** The dispatches under way in this process, so that shutdown can let them finish, then stop them. */
 export class InFlight {
@@ -31,7 +32,8 @@ export class InFlight {
   start (options: { deadline: number, signal?: AbortSignal, yieldsToShutdown?: boolean }): Run {
     const controller = new AbortController()
     const stop = (reason: DispatchStopped) => { if (!controller.signal.aborted) controller.abort(reason) }
-    const deadline = setTimeout(() => stop(new DispatchStopped('deadline')), Math.max(0, options.deadline - Date.now()))
+    // a queued send's deadline may lie beyond what a timer holds (2^31 - 1 ms): such a wait is not cut short
+    const deadline = setTimeout(() => stop(new DispatchStopped('deadline')), Math.min(MAX_TIMER_MS, Math.max(0, options.deadline - Date.now())))
     const clientGone = () => stop(new DispatchStopped('cancelled'))
     options.signal?.addEventListener('abort', clientGone, { once: true })
     if (options.signal?.aborted) clientGone()

@@ -3,11 +3,13 @@ import type { Database } from '../../db/client.js'
 import { createBatcher } from '../store/batcher.js'
 import { jobSql, type Job } from '../store/jobs.js'
 import type { MessageRecord } from '../store/messages.js'
+import type { QueueDrainerStore } from '../store/queue-drainers.js'
 import { QUEUED_SENDS, type QueuedSendStore } from '../store/queued-sends.js'
 
 export interface NumberDrainDeps {
   db: Database
   queuedSends: QueuedSendStore
+  drainers: QueueDrainerStore
   worker: string
   leaseMs: number
   pollMs: number
@@ -67,6 +69,7 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
   async function loop (): Promise<void> {
     // lease in batches: one claim per quarter of the capacity rather than one per message
     const minBatch = Math.max(1, Math.floor(deps.capacity / 4))
+    while (!stopped && await deps.drainers.leftByAnother(QUEUED_SENDS, numberId, deps.worker)) await next(deps.pollMs)
     while (!stopped) {
       const room = deps.capacity - active.size
       let leased: Job[] = []

@@ -25,6 +25,8 @@ export interface QueueDeps {
   maxAgeMs: number
   throughputMps?: number
   pollMs: number
+  /** the embedded database: no other process can be draining */
+  singleProcess: boolean
 }
 
 export interface SendQueue {
@@ -46,8 +48,13 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
   let renewal: NodeJS.Timeout | undefined
   let polling: Promise<void> | undefined
   let stopped = false
+  let tookOver = !deps.singleProcess
 
   async function poll (): Promise<void> {
+    if (!tookOver) {
+      await deps.drainers.takeOverAll(QUEUED_SENDS, deps.worker)
+      tookOver = true
+    }
     for (const numberId of await deps.drainers.numbersWithWork(QUEUED_SENDS)) {
       if (stopped || drains.has(numberId)) continue
       if (!await deps.drainers.take(numberId, deps.worker, deps.leaseMs)) continue

@@ -44,6 +44,23 @@ export function queueDrainerStore (db: Database) {
       return rows.map(row => row.phoneNumberId)
     },
 
+    /**
+     * Whether a previous holder still has some of the number's jobs under an unexpired lease: a new
+     * holder waits for them to run out, so that it never sends a later message to a recipient
+     * before an earlier one the previous holder had not sent.
+     */
+    async leftByAnother (queue: string, phoneNumberId: string, holder: string): Promise<boolean> {
+      const result = await db.execute(sql`select exists (select 1 from jobs where queue = ${queue} and group_key = ${phoneNumberId}
+        and status = 'running' and locked_by <> ${holder} and locked_until >= now()) as left`)
+      return rowsOf<{ left: boolean }>(result)[0].left
+    },
+
+    /** The embedded database admits one process: every other holder is gone, its drains and job leases with it. */
+    async takeOverAll (queue: string, holder: string): Promise<void> {
+      await db.delete(queueDrainers).where(sql`${queueDrainers.holder} <> ${holder}`)
+      await db.execute(sql`update jobs set locked_until = now() - interval '1 millisecond' where queue = ${queue} and status = 'running' and locked_by <> ${holder}`)
+    },
+
     async release (phoneNumberId: string, holder: string): Promise<void> {
       await db.delete(queueDrainers).where(and(eq(queueDrainers.phoneNumberId, phoneNumberId), eq(queueDrainers.holder, holder)))
     }

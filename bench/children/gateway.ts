@@ -6,9 +6,10 @@ import { testConfig } from '../../tests/helpers/config.js'
 import { rssSampler, serve } from '../child.js'
 
 // The gateway as `npm start` builds it, with one connected workspace: on the embedded in-memory
-// database, or on BENCH_GATEWAY_DATABASE_URL (a fresh PostgreSQL database the parent made).
+// database, on BENCH_GATEWAY_DATABASE_URL (a fresh PostgreSQL database the parent made), or with
+// BENCH_GATEWAY_DATA_DIR on the embedded database on disk there (the default deployment).
 const rss = rssSampler()
-const app = await buildApp({ config: testConfig({ ...process.env as Record<string, string>, DATABASE_URL: process.env.BENCH_GATEWAY_DATABASE_URL ?? 'memory://', TEMPLATE_SYNC_INTERVAL_MS: '0' }), logger: false })
+const app = await buildApp({ config: testConfig({ ...process.env as Record<string, string>, DATABASE_URL: process.env.BENCH_GATEWAY_DATA_DIR ? undefined : process.env.BENCH_GATEWAY_DATABASE_URL ?? 'memory://', DATA_DIR: process.env.BENCH_GATEWAY_DATA_DIR ?? './data', TEMPLATE_SYNC_INTERVAL_MS: '0' }), logger: false })
 const url = await app.listen({ port: 0, host: '127.0.0.1' })
 
 /** Connects the emulator's first number to a new workspace; the authorization of its API key. */

@@ -66,7 +66,7 @@ async function memory (database: string, env: Record<string, string>): Promise<(
     await sleep(3000)
     const after = await gateway.call<{ now: number, peak: number }>('rss')
     const queued = await gateway.call<number>('queued')
-    return [database, String(queued), `${(DEEP / seconds).toFixed(0)}/s`, mib(before).toFixed(0), mib(after.now).toFixed(0), mib(after.peak).toFixed(0), `+${mib(after.now - before).toFixed(0)}`]
+    return [database, String(queued), `${(DEEP / seconds).toFixed(0)}/s`, mib(before).toFixed(0), mib(after.now).toFixed(0), mib(after.peak).toFixed(0), `${after.now >= before ? '+' : ''}${mib(after.now - before).toFixed(0)}`]
   })
 }
 

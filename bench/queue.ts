@@ -61,12 +61,14 @@ async function memory (database: string, env: Record<string, string>): Promise<(
     await handOver(gateway, 200, '1333')
     await sleep(2000)
     const before = (await gateway.call<{ now: number }>('rss')).now
+    const heapBefore = await gateway.call<number>('liveHeap')
     await gateway.call('resetPeak')
     const seconds = await handOver(gateway, DEEP, '1444')
     await sleep(3000)
     const after = await gateway.call<{ now: number, peak: number }>('rss')
     const queued = await gateway.call<number>('queued')
-    return [database, String(queued), `${(DEEP / seconds).toFixed(0)}/s`, mib(before).toFixed(0), mib(after.now).toFixed(0), mib(after.peak).toFixed(0), `${after.now >= before ? '+' : ''}${mib(after.now - before).toFixed(0)}`]
+    const heapGrowth = mib(await gateway.call<number>('liveHeap') - heapBefore)
+    return [database, String(queued), `${(DEEP / seconds).toFixed(0)}/s`, mib(before).toFixed(0), mib(after.now).toFixed(0), mib(after.peak).toFixed(0), `${after.now >= before ? '+' : ''}${mib(after.now - before).toFixed(0)}`, `${heapGrowth >= 0 ? '+' : ''}${heapGrowth.toFixed(1)}`]
   })
 }
 
@@ -124,14 +126,18 @@ async function liveLatency (): Promise<(string | number)[][]> {
 }
 
 async function memoryRows (): Promise<(string | number)[][]> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'outbound-bench-queue-'))
+  const only = (process.env.BENCH_QUEUE_MEMORY ?? 'disk,memory,postgres').split(',')
   const rows: (string | number)[][] = []
-  try {
-    rows.push(await memory('embedded (on disk, the default)', { BENCH_GATEWAY_DATA_DIR: dataDir }))
-  } finally {
-    await rm(dataDir, { recursive: true, force: true })
+  if (only.includes('disk')) {
+    const dataDir = await mkdtemp(join(tmpdir(), 'outbound-bench-queue-'))
+    try {
+      rows.push(await memory('embedded (on disk, the default)', { BENCH_GATEWAY_DATA_DIR: dataDir }))
+    } finally {
+      await rm(dataDir, { recursive: true, force: true })
+    }
   }
-  rows.push(await memory('embedded (in memory: the database is in the process)', {}))
+  if (only.includes('memory')) rows.push(await memory('embedded (in memory: the database is in the process)', {}))
+  if (!only.includes('postgres')) return rows
   const sql = postgres(POSTGRES_URL, { max: 1, connect_timeout: 3, onnotice: () => {} })
   const pgAnswers = await sql`select 1`.then(() => true, () => false)
   await sql.end({ timeout: 1 })
@@ -147,7 +153,7 @@ async function memoryRows (): Promise<(string | number)[][]> {
 }
 
 export async function benchQueue (): Promise<string> {
-  const memoryTable = table(['database', 'still queued', 'hand-overs/s', 'RSS before', 'RSS after', 'peak', 'growth'], await memoryRows())
+  const memoryTable = table(['database', 'still queued', 'hand-overs/s', 'RSS before', 'RSS after', 'peak', 'growth', 'live V8 heap growth'], await memoryRows())
   if (process.env.BENCH_QUEUE_ONLY === 'memory') return memoryTable
   const rates = [...await drainRate(80), ...await drainRate(1000)]
   return `Memory: ${DEEP.toLocaleString('en')} messages handed over (64 at a time) to a number paced at 1/s, so they stay queued; RSS of the gateway's process (MiB)\n\n` +

@@ -3,6 +3,8 @@ import { messages } from '../../db/schema.js'
 import { buildApp } from '../../src/app.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { testConfig } from '../../tests/helpers/config.js'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { rssSampler, serve } from '../child.js'
 
 // The gateway as `npm start` builds it, with one connected workspace: on the embedded in-memory
@@ -28,6 +30,12 @@ const authorization = process.env.BENCH_GATEWAY_AUTHORIZATION ?? await connectWo
 
 serve({
   rss: () => ({ now: rss.now(), peak: rss.peak() }),
+  /** the V8 heap in use after a full collection: live data, without the garbage RSS may still hold */
+  liveHeap: () => {
+    setFlagsFromString('--expose-gc')
+    ;(runInNewContext('gc') as () => void)()
+    return process.memoryUsage().heapUsed
+  },
   resetPeak: () => rss.resetPeak(),
   /** records still waiting to be sent */
   pending: async () => await app.database.db.$count(messages, eq(messages.status, 'pending')),

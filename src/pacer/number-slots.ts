@@ -2,7 +2,7 @@ import PQueue from 'p-queue'
 import { ArrivalWindow } from './arrival-window.js'
 import { windowFor } from './throughput.js'
 
-interface NumberQueue { queue: PQueue, window: ArrivalWindow, mps: number, ratePerMs: number, lastUsed: number }
+interface NumberQueue { queue: PQueue, window: ArrivalWindow, mps: number, ratePerMs: number, lastUsed: number, queuedWaiting: number }
 
 // A queue keeps its recent starts for one window after it empties: dropping it sooner would let a
 // new queue start a full slice at once beside the old one's.
@@ -14,7 +14,6 @@ function noop (): void {}
 const RESPACED = 2
 // Every queued send's priority is below every live one's, so a live send takes the next free slot (CONTRACT.md 9).
 const QUEUED_LANE = -10
-const LIVE_PRIORITIES = [0, 1, RESPACED]
 
 export type Lane = 'live' | 'queued'
 
@@ -36,7 +35,12 @@ export class NumberSlots {
     const lane = options.lane === 'queued' ? QUEUED_LANE : 0
     let priority = lane + (options.priority ?? 0)
     for (;;) {
-      await entry.queue.add(noop, { signal: options.signal, priority })
+      if (lane === QUEUED_LANE) entry.queuedWaiting += 1
+      try {
+        await entry.queue.add(noop, { signal: options.signal, priority })
+      } finally {
+        if (lane === QUEUED_LANE) entry.queuedWaiting -= 1
+      }
       if (entry.window.tryEnter()) break
       // Held back, then spaced again: sends freed together must not leave together.
       await entry.window.untilRoom(options.signal, lane)
@@ -56,7 +60,7 @@ export class NumberSlots {
   /** How long a message joining the number's queue now would wait, at the paced rate: a live one waits only for live ones. */
   expectedWaitMs (numberId: string, mps: number, lane: Lane = 'live'): number {
     const entry = this.#entry(numberId, mps)
-    const ahead = lane === 'queued' ? entry.queue.size : LIVE_PRIORITIES.reduce((sum, priority) => sum + entry.queue.sizeBy({ priority }), 0)
+    const ahead = lane === 'queued' ? entry.queue.size : Math.max(0, entry.queue.size - entry.queuedWaiting)
     return ahead === 0 ? 0 : (ahead + 1) / entry.ratePerMs
   }
 
@@ -81,7 +85,8 @@ export class NumberSlots {
       window: new ArrivalWindow(mps),
       mps,
       ratePerMs: intervalCap / interval,
-      lastUsed: Date.now()
+      lastUsed: Date.now(),
+      queuedWaiting: 0
     }
     this.#queues.set(numberId, entry)
     return entry

@@ -4,6 +4,7 @@ import { benchLookup } from './lookup.js'
 import { benchEvents } from './events.js'
 import { benchMemory } from './memory.js'
 import { benchPacing } from './pacing.js'
+import { benchQueue } from './queue.js'
 import { benchSend } from './send.js'
 import { benchTwoProcess } from './two-process.js'
 import { benchWebhooks } from './webhooks.js'
@@ -16,6 +17,7 @@ const benches: [string, () => Promise<string>][] = [
   ['Pacing accuracy', benchPacing],
   ['Pacing across two processes (PostgreSQL + Redis)', benchTwoProcess],
   ['Memory with a deep queue', benchMemory],
+  ['Queued sends (Prefer: respond-async)', benchQueue],
   ['Webhook ingestion', benchWebhooks],
   ['Reading messages back, and the Idempotency-Key on the send path (PostgreSQL)', benchLookup],
   ['Outgoing events beside the intake', benchEvents]

@@ -104,7 +104,7 @@ export const messages = pgTable('messages', {
   errorText: text('error_text'),
   attempts: integer('attempts').notNull().default(0),
   pricingCategory: text('pricing_category'),
-  /** the process dispatching a pending record: see src/dispatch leases */
+  /** the process dispatching a pending or sending record: see src/dispatch leases */
   dispatcherId: text('dispatcher_id'),
   /** the caller's own reference, returned and filterable (CONTRACT.md 7) */
   clientReference: text('client_reference'),
@@ -121,7 +121,8 @@ export const messages = pgTable('messages', {
   index('messages_workspace_status_created').on(table.workspaceId, table.status, table.createdAt, table.id),
   index('messages_workspace_recipient_created').on(table.workspaceId, table.recipient, table.createdAt, table.id),
   index('messages_workspace_client_reference_created').on(table.workspaceId, table.clientReference, table.createdAt, table.id).where(sql`client_reference is not null`),
-  index('messages_pending_dispatcher').on(table.dispatcherId).where(sql`status = 'pending'`)
+  index('messages_pending_dispatcher').on(table.dispatcherId).where(sql`status in ('pending', 'sending')`),
+  index('messages_queued').on(table.workspaceId, table.phoneNumberId, table.createdAt).where(sql`status = 'queued'`)
 ])
 
 export const messageEvents = pgTable('message_events', {
@@ -153,7 +154,11 @@ export const inboundMessages = pgTable('inbound_messages', {
   payload: jsonb('payload').notNull(),
   receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
   createdAt: createdAt()
-}, table => [index('inbound_messages_workspace_received').on(table.workspaceId, table.receivedAt)])
+}, table => [
+  index('inbound_messages_workspace_received').on(table.workspaceId, table.receivedAt),
+  // the service window: has this sender written to this number lately?
+  index('inbound_messages_number_from_received').on(table.phoneNumberId, table.from, table.receivedAt)
+])
 
 /**
  * Idempotency-Key (CONTRACT.md 8): taken in the transaction that creates its log record, so no FK to
@@ -187,6 +192,13 @@ export const dispatchers = pgTable('dispatchers', {
   startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
   leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }).notNull()
 }, table => [index('dispatchers_lease').on(table.leaseExpiresAt)])
+
+/** Queued sends (src/messages/queue.ts): the process draining each number's queue, one at a time, under a lease it renews. */
+export const queueDrainers = pgTable('queue_drainers', {
+  phoneNumberId: text('phone_number_id').primaryKey(),
+  holder: text('holder').notNull(),
+  leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }).notNull()
+})
 
 /** Dashboard users: each belongs to one workspace. */
 export const users = pgTable('users', {

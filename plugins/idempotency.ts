@@ -5,7 +5,7 @@ import { answerFromRecord } from '../src/idempotency/answer.js'
 import { fingerprint } from '../src/idempotency/fingerprint.js'
 import { idempotencyKeyOf } from '../src/idempotency/header.js'
 import type { StoredAnswer } from '../src/store/idempotency-keys.js'
-import type { MessageRecord, PendingMessage } from '../src/store/messages.js'
+import type { KeyToTake, MessageRecord, PendingMessage } from '../src/store/messages.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,7 +22,7 @@ declare module 'fastify' {
      * held already, answers the request from it (a replay, 409 or 422) and resolves undefined: the
      * caller sends nothing.
      */
-    logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage): Promise<MessageRecord | undefined>
+    logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage, how?: 'send' | 'queue'): Promise<MessageRecord | undefined>
   }
 }
 
@@ -64,11 +64,15 @@ export default fp(async function idempotency (app) {
     route.onSend = [...[route.onSend ?? []].flat(), keepAnswer]
   })
 
-  app.decorate('logSend', async function logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage) {
+  app.decorate('logSend', async function logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage, how: 'send' | 'queue' = 'send') {
     const state = request.idempotency
-    if (!state) return await app.messages.createPending(pending)
+    // a queued hand-over takes its key in the same transaction as its record and job
+    const create = async (take?: KeyToTake) => how === 'queue'
+      ? await app.sendQueue.handOver(pending, take)
+      : take ? await app.messages.createPendingWithKey(pending, take) : await app.messages.createPending(pending)
+    if (!state) return (await create()) ?? undefined
     const print = fingerprint(pending)
-    const record = await app.messages.createPendingWithKey(pending, { key: state.key, fingerprint: print, ttlMs })
+    const record = await create({ key: state.key, fingerprint: print, ttlMs })
     if (record) {
       state.messageId = record.id
       return record

@@ -3,6 +3,7 @@ import { clientGone } from '../src/dispatch/client-gone.js'
 import { preferFieldsOverAliases } from '../src/messages/aliases.js'
 import { composeMessage } from '../src/messages/compose.js'
 import { pendingMessage } from '../src/messages/payload.js'
+import { prefersRespondAsync } from '../src/messages/prefer.js'
 import { IdempotencyHeadersSchema, SendMessageBodySchema, SendResponses } from '../src/messages/schemas.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
 
@@ -14,7 +15,7 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
       tags: ['messages'],
       summary: 'Send one message through the connected number',
       description: 'Body as JSON or form fields (nested keys as PHP writes them; components and interactive may be a JSON string). Requires the Growth or Scale plan. ' +
-        'With an Idempotency-Key, a retry gets the first answer again (header Idempotent-Replayed: true) and nothing is sent twice.',
+        'With an Idempotency-Key, a retry gets the first answer again (header Idempotent-Replayed: true) and nothing is sent twice. With `Prefer: respond-async` the message is queued and the answer is 202.',
       security: [{ apiKey: [] }],
       headers: IdempotencyHeadersSchema,
       consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
@@ -26,7 +27,15 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
   }, async function sendMessage (request, reply) {
     const { apiKey, sender } = request
     const message = await composeMessage(request.body, name => app.templates.byName(apiKey.workspaceId, name))
-    const record = await app.logSend(request, reply, { ...pendingMessage(message, apiKey, sender, request.body.client_reference), dispatcherId: app.dispatcherId })
+    await app.checkServiceWindow(request.activeConnection.connection, sender.phoneNumberId, message)
+    const pending = pendingMessage(message, apiKey, sender, request.body.client_reference)
+    if (prefersRespondAsync(request.headers.prefer)) {
+      const queued = await app.logSend(request, reply, pending, 'queue')
+      if (!queued) return reply // answered from its Idempotency-Key
+      return await reply.code(202).headers({ 'preference-applied': 'respond-async', location: `/api/messages.php?id=${queued.id}` })
+        .send({ ok: true as const, id: queued.id, status: 'queued' as const })
+    }
+    const record = await app.logSend(request, reply, { ...pending, dispatcherId: app.dispatcherId })
     if (!record) return reply // answered from its Idempotency-Key
     const { wamid } = await app.dispatch(record, {
       connection: request.activeConnection.connection,

@@ -16,6 +16,8 @@ import planPlugin from '../plugins/plan.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
 import redisPlugin from '../plugins/redis.js'
 import senderPlugin from '../plugins/sender.js'
+import sendQueuePlugin from '../plugins/send-queue.js'
+import serviceWindowPlugin from '../plugins/service-window.js'
 import sessionPlugin from '../plugins/session.js'
 import templateSyncPlugin from '../plugins/template-sync.js'
 import upstreamPlugin from '../plugins/upstream.js'
@@ -68,6 +70,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(inboxPlugin, { onApplied: emitIntakeEvents })
   await app.register(pacerPlugin)
   await app.register(dispatchPlugin)
+  await app.register(sendQueuePlugin)
+  await app.register(serviceWindowPlugin)
   await app.register(docsPlugin)
   // Route hooks run in this order (CONTRACT.md 2): 401, 429, 403, 409; then the body (413, 415, 422).
   await app.register(rateLimitPlugin)

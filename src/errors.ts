@@ -36,3 +36,5 @@ export const idempotencyMismatch = () =>
   new AppError(422, 'idempotency_mismatch', 'This Idempotency-Key was used with a different message; use a new key for a new message')
 export const idempotencyInProgress = () =>
   new AppError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly', { retryAfterSeconds: 1 })
+export const outsideServiceWindow = () => new AppError(422, 'outside_service_window',
+  'The recipient has not written to this number in the last 24 hours: outside the service window only a template may be sent; nothing was sent')

@@ -7,7 +7,10 @@ import { messageReads } from './store/message-reads.js'
 import { keptAsideStore } from './store/kept-aside.js'
 import { messageSearch } from './store/message-search.js'
 import { messageStore } from './store/messages.js'
+import { queueDrainerStore } from './store/queue-drainers.js'
+import { queuedSendStore } from './store/queued-sends.js'
 import { readCache } from './store/read-cache.js'
+import { serviceWindowStore } from './store/service-window.js'
 import { sessionStore } from './store/sessions.js'
 import { statusEventStore } from './store/status-events.js'
 import { templateStore } from './store/templates.js'
@@ -36,7 +39,10 @@ export function createStores (db: Database) {
     sessions: sessionStore(db),
     messageSearch: messageSearch(db),
     messageReads: messageReads(db),
-    webhooks: webhookStore(db)
+    webhooks: webhookStore(db),
+    queuedSends: queuedSendStore(db),
+    queueDrainers: queueDrainerStore(db),
+    serviceWindow: serviceWindowStore(db)
   }
 }
 

@@ -1,14 +1,17 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { messages } from '../../db/schema.js'
 import { buildApp } from '../../src/app.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { testConfig } from '../../tests/helpers/config.js'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { rssSampler, serve } from '../child.js'
 
 // The gateway as `npm start` builds it, with one connected workspace: on the embedded in-memory
-// database, or on BENCH_GATEWAY_DATABASE_URL (a fresh PostgreSQL database the parent made).
+// database, on BENCH_GATEWAY_DATABASE_URL (a fresh PostgreSQL database the parent made), or with
+// BENCH_GATEWAY_DATA_DIR on the embedded database on disk there (the default deployment).
 const rss = rssSampler()
-const app = await buildApp({ config: testConfig({ ...process.env as Record<string, string>, DATABASE_URL: process.env.BENCH_GATEWAY_DATABASE_URL ?? 'memory://', TEMPLATE_SYNC_INTERVAL_MS: '0' }), logger: false })
+const app = await buildApp({ config: testConfig({ ...process.env as Record<string, string>, DATABASE_URL: process.env.BENCH_GATEWAY_DATA_DIR ? undefined : process.env.BENCH_GATEWAY_DATABASE_URL ?? 'memory://', DATA_DIR: process.env.BENCH_GATEWAY_DATA_DIR ?? './data', TEMPLATE_SYNC_INTERVAL_MS: '0' }), logger: false })
 const url = await app.listen({ port: 0, host: '127.0.0.1' })
 
 /** Connects the emulator's first number to a new workspace; the authorization of its API key. */
@@ -27,7 +30,22 @@ const authorization = process.env.BENCH_GATEWAY_AUTHORIZATION ?? await connectWo
 
 serve({
   rss: () => ({ now: rss.now(), peak: rss.peak() }),
+  /** the V8 heap in use after a full collection: live data, without the garbage RSS may still hold */
+  liveHeap: () => {
+    setFlagsFromString('--expose-gc')
+    ;(runInNewContext('gc') as () => void)()
+    return process.memoryUsage().heapUsed
+  },
   resetPeak: () => rss.resetPeak(),
   /** records still waiting to be sent */
-  pending: async () => await app.database.db.$count(messages, eq(messages.status, 'pending'))
+  pending: async () => await app.database.db.$count(messages, eq(messages.status, 'pending')),
+  /** queued sends not yet taken by the drain */
+  queued: async () => await app.database.db.$count(messages, eq(messages.status, 'queued')),
+  /** while held, the number's queue fills without draining (as if another process held its drain) */
+  holdDrain: async (held: boolean) => {
+    const number = defaultAccount().phoneNumbers[0].id
+    await app.database.db.execute(held
+      ? sql`insert into queue_drainers (phone_number_id, holder, lease_expires_at) values (${number}, 'bench', now() + interval '1 hour') on conflict (phone_number_id) do update set holder = 'bench', lease_expires_at = now() + interval '1 hour'`
+      : sql`delete from queue_drainers where holder = 'bench'`)
+  }
 }, { url, authorization })

@@ -8,6 +8,7 @@ import inbound from './inbound.js'
 import keys from './keys.js'
 import messages from './messages.js'
 import overview from './overview.js'
+import queue from './queue.js'
 import signIn from './sign-in.js'
 import templates from './templates.js'
 import webhooks from './webhooks.js'
@@ -26,6 +27,7 @@ const dashboard: FastifyPluginAsync = async function (app) {
   await app.register(templates)
   await app.register(keys)
   await app.register(webhooks)
+  await app.register(queue)
 }
 
 export default dashboard

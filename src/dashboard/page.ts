@@ -12,7 +12,8 @@ const DONE: Record<string, Notice> = {
   synced: { kind: 'success', text: 'Templates synced from WhatsApp.' },
   'endpoint-removed': { kind: 'success', text: 'Webhook endpoint removed. Nothing more is sent to it.' },
   'test-sent': { kind: 'success', text: 'Test event queued: its delivery appears below within a moment.' },
-  replayed: { kind: 'success', text: 'Delivery queued again, with the same webhook-id and body.' }
+  replayed: { kind: 'success', text: 'Delivery queued again, with the same webhook-id and body.' },
+  'queue-cancelled': { kind: 'success', text: 'Queued messages cancelled: they end failed (cancelled) and are not sent.' }
 }
 
 export interface PageOptions { title: string, active?: NavKey, notice?: Notice }

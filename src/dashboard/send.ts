@@ -30,6 +30,7 @@ export async function sendFromDashboard (app: FastifyInstance, request: FastifyR
     const valid = validated(request, body)
     const message = await composeMessage(valid, name => app.templates.byName(workspace.id, name))
     const sender = senderOf(active.numbers, valid.phone_number_id)
+    await app.checkServiceWindow(active.connection, sender.phoneNumberId, message)
     record = await app.messages.createPending({ ...dashboardRecord(message, workspace, sender), dispatcherId: app.dispatcherId })
     const { wamid } = await app.dispatch(record, {
       connection: active.connection,

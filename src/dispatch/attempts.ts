@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Pacer, Permit, SendTicket } from '../pacer/types.js'
+import type { AcquireOptions, Pacer, Permit, SendTicket } from '../pacer/types.js'
 import type { SendResult } from '../upstream/types.js'
 import type { Run } from './in-flight.js'
 import { retryDelay } from './retry.js'
@@ -7,6 +7,7 @@ import { retryDelay } from './retry.js'
 export interface AttemptPlan {
   pacer: Pacer
   ticket: SendTicket
+  lane?: AcquireOptions['lane']
   /** epoch ms */
   deadline: number
   maxAttempts: number
@@ -32,7 +33,7 @@ export async function attemptUntilDone (plan: AttemptPlan): Promise<Outcome> {
     let permit: Permit
     try {
       run.signal.throwIfAborted()
-      permit = await plan.pacer.acquire(plan.ticket, { deadline: plan.deadline, signal: run.signal, retry: attempts > 0 })
+      permit = await plan.pacer.acquire(plan.ticket, { deadline: plan.deadline, signal: run.signal, retry: attempts > 0, lane: plan.lane })
     } catch (error) {
       return { ok: false, error: attempts > 0 ? lastError : error, attempts }
     }

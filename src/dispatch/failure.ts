@@ -21,10 +21,11 @@ const MESSAGES = {
 } as const
 
 /** What ended a dispatch, as its record and its answer: see attempts.ts for what `error` can be. */
-export function dispatchFailure (error: unknown): SendFailure {
-  if (error instanceof PacerRefusal) return refusalFailure(error)
-  if (error instanceof DispatchStopped) return stoppedFailure(error)
-  return sendFailure(error)
+export function dispatchFailure (error: unknown, deadlineCode: 'dispatch_timeout' | 'expired' = 'dispatch_timeout'): SendFailure {
+  const failure = error instanceof PacerRefusal ? refusalFailure(error) : error instanceof DispatchStopped ? stoppedFailure(error) : sendFailure(error)
+  // A queued send's deadline is its expiry (QUEUE_MAX_AGE_MS): the record says so.
+  if (failure.errorCode === 'dispatch_timeout' && deadlineCode === 'expired') return { ...failure, errorCode: 'expired', errorText: 'Not sent: the message expired in the queue (QUEUE_MAX_AGE_MS)' }
+  return failure
 }
 
 export function sendFailure (error: unknown): SendFailure {

@@ -9,10 +9,11 @@ export interface Run {
   finish (): void
 }
 
-interface Entry { controller: AbortController, abandon (): void, done: Promise<void> }
+interface Entry { controller: AbortController, abandon (): void, done: Promise<void>, yieldsToShutdown: boolean }
 
 // After the grace, the runs told to stop only have their record to write.
 const SETTLE_MS = 2000
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** The dispatches under way in this process, so that shutdown can let them finish, then stop them. */
 export class InFlight {
@@ -27,10 +28,12 @@ export class InFlight {
     return this.#runs.size
   }
 
-  start (options: { deadline: number, signal?: AbortSignal }): Run {
+  /** `yieldsToShutdown`: a queued send, whose wait shutdown stops at once (it goes back to its queue) rather than after the grace. */
+  start (options: { deadline: number, signal?: AbortSignal, yieldsToShutdown?: boolean }): Run {
     const controller = new AbortController()
     const stop = (reason: DispatchStopped) => { if (!controller.signal.aborted) controller.abort(reason) }
-    const deadline = setTimeout(() => stop(new DispatchStopped('deadline')), Math.max(0, options.deadline - Date.now()))
+    // a queued send's deadline may lie beyond what a timer holds (2^31 - 1 ms): such a wait is not cut short
+    const deadline = setTimeout(() => stop(new DispatchStopped('deadline')), Math.min(MAX_TIMER_MS, Math.max(0, options.deadline - Date.now())))
     const clientGone = () => stop(new DispatchStopped('cancelled'))
     options.signal?.addEventListener('abort', clientGone, { once: true })
     if (options.signal?.aborted) clientGone()
@@ -40,7 +43,7 @@ export class InFlight {
     const abandoned = new Promise<never>((_resolve, reject) => { abandon = () => reject(new DispatchStopped('shutdown')) })
     abandoned.catch(() => {})
     let finished!: () => void
-    const entry: Entry = { controller, abandon, done: new Promise(resolve => { finished = resolve }) }
+    const entry: Entry = { controller, abandon, done: new Promise(resolve => { finished = resolve }), yieldsToShutdown: options.yieldsToShutdown === true }
     this.#runs.add(entry)
     return {
       signal: controller.signal,
@@ -57,6 +60,8 @@ export class InFlight {
   /** Refuses new runs, lets the current ones finish within the grace, then stops and abandons the rest. */
   async drain (graceMs: number): Promise<void> {
     this.#closing = true
+    // An abort stops waits only: a queued send's upstream call under way still has the grace.
+    for (const entry of this.#runs) if (entry.yieldsToShutdown) entry.controller.abort(new DispatchStopped('shutdown'))
     if (await this.#settled(graceMs)) return
     for (const entry of this.#runs) {
       entry.controller.abort(new DispatchStopped('shutdown'))

@@ -76,6 +76,13 @@ export const SendMessageOkSchema = Type.Object({
   status: Type.Literal('sent')
 })
 
+/** 202 to `Prefer: respond-async` (CONTRACT.md 9): the message is stored and will be sent from the queue. */
+export const SendMessageQueuedSchema = Type.Object({
+  ok: Type.Literal(true),
+  id: Type.String({ description: 'The message\'s id (msg_…): GET /api/messages.php?id= follows it.' }),
+  status: Type.Literal('queued')
+})
+
 export const ErrorEnvelopeSchema = Type.Object({
   ok: Type.Literal(false),
   error: Type.String(),
@@ -98,6 +105,7 @@ const REPLAYED = Type.String({ description: "'true' when the answer is the store
 /** The send's answers as /docs lists them: the replay header beside each schema (@fastify/swagger reads `headers`). */
 export const SendResponses = {
   200: { ...SendMessageOkSchema, headers: { 'Idempotent-Replayed': REPLAYED } },
+  202: { ...SendMessageQueuedSchema, description: 'Prefer: respond-async: queued (CONTRACT.md 9)', headers: { 'Idempotent-Replayed': REPLAYED, 'Preference-Applied': Type.String(), Location: Type.String() } },
   '4xx': { ...ErrorEnvelopeSchema, description: '401, 403, 409 (no_active_connection; idempotency_in_progress with Retry-After), 413, 415, 422 (invalid_request; idempotency_mismatch), 429', headers: { 'Retry-After': Type.String() } },
   '5xx': { ...ErrorEnvelopeSchema, description: '502 upstream_error / upstream_timeout / upstream_unavailable; 503 with Retry-After', headers: { 'Idempotent-Replayed': REPLAYED, 'Retry-After': Type.String() } }
 }

@@ -1,6 +1,6 @@
 const WINDOW_MS = 1000
 
-interface Waiter { wake (): void, signal?: AbortSignal, onAbort (): void }
+interface Waiter { wake (): void, signal?: AbortSignal, onAbort (): void, priority: number }
 
 /**
  * The sends of one number that the upstream may be counting in its sliding second. The upstream
@@ -26,20 +26,23 @@ export class ArrivalWindow {
     return true
   }
 
-  /** Resolves once the window may have room again; rejects with the signal's reason if it aborts first. */
-  async untilRoom (signal?: AbortSignal): Promise<void> {
+  /** Resolves once the window may have room again; rejects with the signal's reason if it aborts first. Higher priorities are woken first. */
+  async untilRoom (signal?: AbortSignal, priority = 0): Promise<void> {
     signal?.throwIfAborted()
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         wake: resolve,
         signal,
+        priority,
         onAbort: () => {
           this.#waiters = this.#waiters.filter(other => other !== waiter)
           reject(signal?.reason)
         }
       }
       signal?.addEventListener('abort', waiter.onAbort, { once: true })
-      this.#waiters.push(waiter)
+      const after = this.#waiters.findIndex(other => other.priority < priority)
+      if (after === -1) this.#waiters.push(waiter)
+      else this.#waiters.splice(after, 0, waiter)
       this.#wake()
     })
   }

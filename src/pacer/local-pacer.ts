@@ -47,7 +47,7 @@ export function createLocalPacer (options: LocalPacerOptions): Pacer {
     let committed = false
     try {
       const pairWait = pairs.reserve(pairKey, performance.now())
-      const wait = pairWait + slots.expectedWaitMs(ticket.numberId, ticket.mps)
+      const wait = pairWait + slots.expectedWaitMs(ticket.numberId, ticket.mps, acquire.lane)
       const late = Date.now() + wait - acquire.deadline
       // Known already: waiting would only end in the same refusal, later.
       if (late > 0) throw new PacerRefusal('deadline', `the message could not be sent within its deadline: the pacing wait is ${Math.ceil(wait)} ms`, late)
@@ -58,7 +58,7 @@ export function createLocalPacer (options: LocalPacerOptions): Pacer {
         if (pair === 'held') await pairs.untilAnswered(pairKey, acquire.signal)
         return undefined
       }
-      const slot = await slots.take(ticket.numberId, ticket.mps, { signal: acquire.signal, priority: acquire.retry ? 1 : 0 })
+      const slot = await slots.take(ticket.numberId, ticket.mps, { signal: acquire.signal, priority: acquire.retry ? 1 : 0, lane: acquire.lane })
       committed = pairs.commit(pairKey, performance.now())
       if (!committed) {
         slot.cancel()

@@ -2,7 +2,7 @@ import PQueue from 'p-queue'
 import { ArrivalWindow } from './arrival-window.js'
 import { windowFor } from './throughput.js'
 
-interface NumberQueue { queue: PQueue, window: ArrivalWindow, mps: number, ratePerMs: number, lastUsed: number }
+interface NumberQueue { queue: PQueue, window: ArrivalWindow, mps: number, ratePerMs: number, lastUsed: number, queuedWaiting: number }
 
 // A queue keeps its recent starts for one window after it empties: dropping it sooner would let a
 // new queue start a full slice at once beside the old one's.
@@ -12,6 +12,10 @@ function noop (): void {}
 
 // ahead of retries (1) and first attempts (0): these have waited twice
 const RESPACED = 2
+// Every queued send's priority is below every live one's, so a live send takes the next free slot (CONTRACT.md 9).
+const QUEUED_LANE = -10
+
+export type Lane = 'live' | 'queued'
 
 /** A granted slot of a number: say when its send ended, or that it did not go. */
 export interface NumberSlot { answered (): void, cancel (): void }
@@ -26,15 +30,21 @@ export class NumberSlots {
   #queues = new Map<string, NumberQueue>()
 
   /** Resolves with the number's next free slot; rejects with the signal's reason if it aborts first. */
-  async take (numberId: string, mps: number, options: { signal?: AbortSignal, priority?: number }): Promise<NumberSlot> {
+  async take (numberId: string, mps: number, options: { signal?: AbortSignal, priority?: number, lane?: Lane }): Promise<NumberSlot> {
     const entry = this.#entry(numberId, mps)
-    let priority = options.priority
+    const lane = options.lane === 'queued' ? QUEUED_LANE : 0
+    let priority = lane + (options.priority ?? 0)
     for (;;) {
-      await entry.queue.add(noop, { signal: options.signal, priority })
+      if (lane === QUEUED_LANE) entry.queuedWaiting += 1
+      try {
+        await entry.queue.add(noop, { signal: options.signal, priority })
+      } finally {
+        if (lane === QUEUED_LANE) entry.queuedWaiting -= 1
+      }
       if (entry.window.tryEnter()) break
       // Held back, then spaced again: sends freed together must not leave together.
-      await entry.window.untilRoom(options.signal)
-      priority = RESPACED
+      await entry.window.untilRoom(options.signal, lane)
+      priority = lane + RESPACED
     }
     entry.lastUsed = Date.now()
     let ended = false
@@ -47,10 +57,11 @@ export class NumberSlots {
     return { answered: end('answered'), cancel: end('cancel') }
   }
 
-  /** How long a message joining the number's queue now would wait, at the paced rate. */
-  expectedWaitMs (numberId: string, mps: number): number {
+  /** How long a message joining the number's queue now would wait, at the paced rate: a live one waits only for live ones. */
+  expectedWaitMs (numberId: string, mps: number, lane: Lane = 'live'): number {
     const entry = this.#entry(numberId, mps)
-    return entry.queue.size === 0 ? 0 : (entry.queue.size + 1) / entry.ratePerMs
+    const ahead = lane === 'queued' ? entry.queue.size : Math.max(0, entry.queue.size - entry.queuedWaiting)
+    return ahead === 0 ? 0 : (ahead + 1) / entry.ratePerMs
   }
 
   /** Forgets numbers that have been idle a while, so memory follows the numbers in use. */
@@ -74,7 +85,8 @@ export class NumberSlots {
       window: new ArrivalWindow(mps),
       mps,
       ratePerMs: intervalCap / interval,
-      lastUsed: Date.now()
+      lastUsed: Date.now(),
+      queuedWaiting: 0
     }
     this.#queues.set(numberId, entry)
     return entry

@@ -126,7 +126,9 @@ export function createRedisPacer (options: RedisPacerOptions): Pacer {
       waiting.set(ticket.numberId, count + 1)
       try {
         for (;;) {
-          const outcome = await queueOf(ticket.numberId).add(async () => await atHead(ticket, acquire), { signal: acquire.signal, priority: acquire.retry ? 1 : 0 })
+          // Live sends ahead of queued ones among this process's waiters; Redis itself grants in arrival order.
+          const priority = (acquire.retry ? 1 : 0) + (acquire.lane === 'queued' ? -10 : 0)
+          const outcome = await queueOf(ticket.numberId).add(async () => await atHead(ticket, acquire), { signal: acquire.signal, priority })
           if ('done' in outcome) return outcome
           refuseIfLate(outcome, acquire.deadline)
           await sleep(outcome.ms, undefined, { signal: acquire.signal })

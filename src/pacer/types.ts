@@ -20,6 +20,11 @@ export interface AcquireOptions {
   signal?: AbortSignal
   /** a retry: it has waited once already, so it goes ahead of first attempts */
   retry?: boolean
+  /**
+   * `live` (default): someone waits for the answer, so it takes its number's next free slot ahead
+   * of every `queued` send (CONTRACT.md 9); queued sends use the slots live ones leave.
+   */
+  lane?: 'live' | 'queued'
 }
 
 /** Leave to send one message now. */

@@ -18,8 +18,9 @@ import { startDemoReceiver } from './demo-receiver.js'
  */
 async function main (): Promise<void> {
   // Quiet by default so the banner stays readable; LOG_LEVEL=info shows every request.
-  // Local endpoints are allowed, so the demo receiver (and yours) can get events.
-  const env: Record<string, string | undefined> = { DATA_DIR: join('data', 'sandbox'), LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE: 'true', ...process.env }
+  // Local endpoints are allowed, so the demo receiver (and yours) can get events. The emulator's recipients
+  // never write, so after the sandbox's first day the service window would refuse every free-form message.
+  const env: Record<string, string | undefined> = { DATA_DIR: join('data', 'sandbox'), LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE: 'true', SERVICE_WINDOW_CHECK: 'off', ...process.env }
   const emulator = await startEmulator({ port: Number(env.EMULATOR_PORT ?? 0) })
   const config = loadConfig({ ...env, GRAPH_API_URL: emulator.url, APP_SECRET: emulator.appSecret, DATABASE_URL: undefined })
   const app = await buildApp({ config })

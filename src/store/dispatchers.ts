@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { dispatchers, messages } from '../../db/schema.js'
 import { emitEvents, outboxCommitted } from '../events/outbox.js'
@@ -20,7 +20,7 @@ export function dispatcherStore (db: Database) {
     const rows = await db.transaction(async tx => {
       const failed = await tx.update(messages)
         .set({ status: 'failed', errorCode: 'interrupted', errorText: INTERRUPTED_TEXT, failedAt: sql`now()`, updatedAt: new Date() })
-        .where(and(eq(messages.status, 'pending'), where))
+        .where(and(inArray(messages.status, ['pending', 'sending']), where))
         .returning()
       await emitEvents(tx, failed.map(messageEvent).filter(event => event !== undefined))
       return failed
@@ -56,7 +56,7 @@ export function dispatcherStore (db: Database) {
       return count
     },
 
-    /** Fails this process's own pending records: at shutdown, for what could not finish. */
+    /** Fails this process's own pending (and sending) records: at shutdown, for what could not finish. */
     async interruptOwn (selfId: string): Promise<number> {
       return await interrupt(eq(messages.dispatcherId, selfId))
     }

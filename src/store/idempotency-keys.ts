@@ -34,7 +34,7 @@ export interface HeldKey {
  * key held and not expired stays with its holder; one expired but not yet swept is taken over.
  * Within a batch the first claim of a key wins.
  */
-export function claimKeys (db: Database, claims: KeyClaim[]) {
+export function claimKeys (db: Pick<Database, 'insert'>, claims: KeyClaim[]) {
   const first = new Map<string, KeyClaim>()
   for (const claim of claims) if (!first.has(`${claim.workspaceId}\n${claim.key}`)) first.set(`${claim.workspaceId}\n${claim.key}`, claim)
   // one order for every process, so two batches sharing keys lock them in the same order

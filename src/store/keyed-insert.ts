@@ -11,14 +11,15 @@ const COLUMNS = Object.entries(getTableColumns(messages))
  * round trip): the keys first (`taken`), then every record that has no key or whose key it took.
  * A record whose key another record holds is not written. Answers the written records by id.
  */
-export async function insertWithKeys (db: Database, batch: Array<PendingMessage & { take?: KeyToTake }>): Promise<Map<string, MessageRecord>> {
-  const taken = claimKeys(db, batch.filter(message => message.take).map(message => ({ workspaceId: message.workspaceId, messageId: message.id, ...message.take! })))
+export async function insertWithKeys (db: Pick<Database, 'execute' | 'insert'>, batch: Array<PendingMessage & { take?: KeyToTake }>, status: 'pending' | 'queued' = 'pending'): Promise<Map<string, MessageRecord>> {
+  const claims = batch.filter(message => message.take).map(message => ({ workspaceId: message.workspaceId, messageId: message.id, ...message.take! }))
+  const taken = claims.length > 0 ? claimKeys(db, claims).getSQL() : sql`select null::text as message_id where false`
   const values = batch.map(message => sql`(${message.id}::text, ${message.workspaceId}::text, ${message.apiKeyId ?? null}::text,
     ${message.phoneNumberId}::text, ${message.recipient}::text, ${message.type}::text, ${JSON.stringify(message.payload)}::jsonb,
     ${message.dispatcherId ?? null}::text, ${message.clientReference ?? null}::text, ${message.take?.key ?? null}::text)`)
-  const result = await db.execute(sql`with taken as (${taken.getSQL()})
+  const result = await db.execute(sql`with taken as (${taken})
     insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, dispatcher_id, client_reference, idempotency_key, status)
-    select v.*, 'pending' from (values ${sql.join(values, sql`, `)})
+    select v.*, ${status}::text from (values ${sql.join(values, sql`, `)})
       as v(id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, dispatcher_id, client_reference, idempotency_key)
     where v.idempotency_key is null or v.id in (select message_id from taken)
     returning *`)

@@ -15,7 +15,8 @@ type PendingInsert = PendingMessage & { take?: KeyToTake }
 // `interrupted` is a presumption made for a process that stopped answering; what a send actually
 // returns later (a slow process whose lease lapsed) replaces it.
 const presumedInterrupted = sql`(${messages.status} = 'failed' and ${messages.errorCode} = 'interrupted')`
-const stillOpen = or(eq(messages.status, 'pending'), presumedInterrupted)
+// `queued` and `sending` are a queued send's steps before its outcome (src/messages/queue.ts).
+const stillOpen = or(sql`${messages.status} in ('pending', 'queued', 'sending')`, presumedInterrupted)
 
 interface Sent { id: string, wamid: string, attempts: number, updatedAt: Date }
 interface Failed { id: string, errorCode: string, errorText: string, attempts: number, updatedAt: Date }
@@ -47,7 +48,7 @@ export function messageStore (db: Database) {
       const rows = await tx.update(messages).set({
         wamid: sql`v.wamid`,
         attempts: sql`v.attempts`,
-        status: sql`case when ${messages.status} = 'pending' or ${presumedInterrupted} then 'sent' else ${messages.status} end`,
+        status: sql`case when ${messages.status} in ('pending', 'sending') or ${presumedInterrupted} then 'sent' else ${messages.status} end`,
         sentAt: sql`coalesce(${messages.sentAt}, v.updated_at)`,
         errorCode: sql`case when ${presumedInterrupted} then null else ${messages.errorCode} end`,
         errorText: sql`case when ${presumedInterrupted} then null else ${messages.errorText} end`,
@@ -108,7 +109,7 @@ export function messageStore (db: Database) {
       await updateSent({ id, ...outcome, updatedAt: new Date() })
     },
 
-    /** Only a record still pending fails: a webhook that already reported it sent or delivered knows better. */
+    /** Only a record still pending (or queued, or sending) fails: a webhook that already reported it sent or delivered knows better. */
     async markFailed (id: string, outcome: { errorCode: string, errorText: string, attempts: number }): Promise<void> {
       await updateFailed({ id, ...outcome, updatedAt: new Date() })
     },

@@ -3,14 +3,17 @@ import type { ActiveConnection } from '../../store/connections.js'
 import { html, type SafeHtml } from '../html.js'
 import { badge, notice, planBadge, time } from '../parts.js'
 import { numbersTable } from './numbers.js'
+import { queueCard, type NumberQueue } from './queue.js'
 
 export interface OverviewView {
   plan: Plan
   active: ActiveConnection | undefined
   counts: Partial<Record<string, number>>
+  queues: NumberQueue[]
+  csrfToken: string
 }
 
-const COUNTED = ['sent', 'delivered', 'read', 'failed', 'pending'] as const
+const COUNTED = ['sent', 'delivered', 'read', 'failed', 'pending', 'queued'] as const
 
 export function overviewContent (view: OverviewView): SafeHtml {
   return html`
@@ -32,7 +35,8 @@ export function overviewContent (view: OverviewView): SafeHtml {
 ${view.active && html`<section class="card" aria-labelledby="numbers-heading">
   <div class="card-header"><h2 id="numbers-heading">Numbers</h2><a class="button secondary small" href="/dashboard/compose">Send a message</a></div>
   ${numbersTable(view.active.numbers)}
-</section>`}`
+</section>`}
+${queueCard(view.queues, view.csrfToken)}`
 }
 
 /** Sending from the dashboard is open to every plan; only the API needs Growth or Scale (SPEC.md 1). */

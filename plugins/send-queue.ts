@@ -1,0 +1,62 @@
+import fp from 'fastify-plugin'
+import { serviceUnavailable } from '../src/errors.js'
+import { createSendQueue } from '../src/messages/queue.js'
+import type { KeyToTake, MessageRecord, PendingMessage } from '../src/store/messages.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Queued sends (CONTRACT.md 9): hand a message over; this process drains the numbers it holds. */
+    /** null when the Idempotency-Key to take is held by another record: nothing was queued */
+    sendQueue: { handOver (message: PendingMessage, take?: KeyToTake): Promise<MessageRecord | null> }
+  }
+}
+
+// The workspace's queued count is read at most this often; hand-overs in this process are added in between.
+const COUNT_TTL_MS = 1000
+const POLL_MS = 250
+
+/** Hand-over (with ASYNC_QUEUE_LIMIT) and the drain of queued sends through app.dispatch. */
+export default fp(async function sendQueue (app) {
+  const { config } = app
+  const queue = createSendQueue({
+    db: app.database.db,
+    queuedSends: app.queuedSends,
+    drainers: app.queueDrainers,
+    messages: app.messages,
+    connections: app.connections,
+    dispatch: app.dispatch,
+    worker: app.dispatcherId,
+    log: app.log,
+    leaseMs: config.DISPATCHER_LEASE_MS,
+    maxAgeMs: config.QUEUE_MAX_AGE_MS,
+    throughputMps: config.THROUGHPUT_MPS,
+    pollMs: POLL_MS,
+    singleProcess: app.database.kind !== 'postgres'
+  })
+  const counts = new Map<string, { count: number, readAt: number }>()
+
+  async function queuedCount (workspaceId: string): Promise<{ count: number, readAt: number }> {
+    const known = counts.get(workspaceId)
+    if (known && Date.now() - known.readAt < COUNT_TTL_MS) return known
+    const fresh = { count: await app.queuedSends.countQueued(workspaceId), readAt: Date.now() }
+    counts.set(workspaceId, fresh)
+    return fresh
+  }
+
+  app.decorate('sendQueue', {
+    async handOver (message, take) {
+      const known = await queuedCount(message.workspaceId)
+      if (known.count >= config.ASYNC_QUEUE_LIMIT) {
+        throw serviceUnavailable('queue_full', `The workspace has ${known.count} queued messages, the most it may have (ASYNC_QUEUE_LIMIT); nothing was queued`)
+      }
+      known.count += 1
+      const record = await app.queuedSends.handOver(message, take)
+      if (!record) { known.count -= 1; return null }
+      queue.wake()
+      return record
+    }
+  })
+  app.addHook('onReady', async function startDraining () { queue.start() })
+  // after dispatch's preClose has stopped the queued sends' waits (they go back to the queue)
+  app.addHook('preClose', async function stopDraining () { await queue.stop() })
+}, { name: 'send-queue', dependencies: ['db', 'dispatch'] })

@@ -1,0 +1,139 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database } from '../../db/client.js'
+import type { Dispatch } from '../dispatch/dispatcher.js'
+import { QueuedSendLeft } from '../dispatch/stop.js'
+import { throughputOf, windowFor } from '../pacer/throughput.js'
+import type { ConnectionStore } from '../store/connections.js'
+import { jobSql, type Job } from '../store/jobs.js'
+import type { MessageRecord, MessageStore } from '../store/messages.js'
+import type { QueueDrainerStore } from '../store/queue-drainers.js'
+import { QUEUED_SENDS, type QueuedSendStore } from '../store/queued-sends.js'
+import { drainNumber, type NumberDrain } from './number-drain.js'
+
+export interface QueueDeps {
+  db: Database
+  queuedSends: QueuedSendStore
+  drainers: QueueDrainerStore
+  messages: MessageStore
+  connections: Pick<ConnectionStore, 'active' | 'activeNumber'>
+  dispatch: Dispatch
+  /** this process: holds drain leases and job leases, and names the records it sends (the dispatcher id) */
+  worker: string
+  log: FastifyBaseLogger
+  /** drain and job leases (DISPATCHER_LEASE_MS), expiry (QUEUE_MAX_AGE_MS), THROUGHPUT_MPS */
+  leaseMs: number
+  maxAgeMs: number
+  throughputMps?: number
+  pollMs: number
+  /** the embedded database: no other process can be draining */
+  singleProcess: boolean
+}
+
+export interface SendQueue {
+  start (): void
+  /** Looks for work now (a hand-over in this process) rather than at the next poll. */
+  wake (): void
+  stop (): Promise<void>
+}
+
+/**
+ * Drains queued sends (CONTRACT.md 9). Each number's queue is drained by one process at a time, the
+ * one holding its lease (queue_drainers); the processes share the numbers. Every queued send goes
+ * through app.dispatch in the queued lane: the same pacer (behind live sends), retries and
+ * classification as a live send, with its expiry as deadline.
+ */
+export function createSendQueue (deps: QueueDeps): SendQueue {
+  const drains = new Map<string, NumberDrain>()
+  let timer: NodeJS.Timeout | undefined
+  let renewal: NodeJS.Timeout | undefined
+  let polling: Promise<void> | undefined
+  let stopped = false
+  let tookOver = !deps.singleProcess
+
+  async function poll (): Promise<void> {
+    if (!tookOver) {
+      await deps.drainers.takeOverAll(QUEUED_SENDS, deps.worker)
+      tookOver = true
+    }
+    for (const numberId of await deps.drainers.numbersWithWork(QUEUED_SENDS)) {
+      if (stopped || drains.has(numberId)) continue
+      if (!await deps.drainers.take(numberId, deps.worker, deps.leaseMs)) continue
+      const number = await deps.connections.activeNumber(numberId)
+      const capacity = drainCapacity(number?.throughputLevel ?? null, deps.throughputMps)
+      const drain = drainNumber(numberId, { ...deps, capacity, send: async (job, record) => await sendOne(job, record) })
+      drains.set(numberId, drain)
+      void drain.done.finally(() => {
+        drains.delete(numberId)
+        deps.drainers.release(numberId, deps.worker).catch(error => deps.log.error({ err: (error as Error).message }, 'could not release a queue drain lease'))
+      })
+    }
+  }
+
+  function schedule (delayMs: number): void {
+    if (stopped) return
+    clearTimeout(timer)
+    timer = setTimeout(() => {
+      polling ??= poll().catch(error => { deps.log.error({ err: (error as Error).message }, 'queued sends: poll failed') })
+        .finally(() => { polling = undefined; schedule(deps.pollMs) })
+    }, delayMs).unref()
+  }
+
+  async function renew (): Promise<void> {
+    const held = await deps.drainers.renew([...drains.keys()], deps.worker, deps.leaseMs)
+    for (const [numberId, drain] of drains) if (!held.includes(numberId)) drain.stop()
+    await jobSql.renew(deps.db, deps.worker, [...drains.values()].flatMap(drain => drain.jobIds()), deps.leaseMs)
+  }
+
+  /** One record, whose job this process leased: sent now, or finished without a send when that is no longer right. */
+  async function sendOne (job: Job, record: MessageRecord | undefined): Promise<'done' | 'requeue'> {
+    // Taken over from a process that died, or cancelled: a record that left `queued` is never sent again.
+    if (!record || record.status !== 'queued') return 'done'
+    const expiresAt = record.createdAt.getTime() + deps.maxAgeMs
+    if (Date.now() >= expiresAt) {
+      await deps.messages.markFailed(record.id, { errorCode: 'expired', errorText: 'Not sent: the message expired in the queue (QUEUE_MAX_AGE_MS)', attempts: 0 })
+      return 'done'
+    }
+    const active = await deps.connections.active(record.workspaceId)
+    const number = active?.numbers.find(candidate => candidate.phoneNumberId === record.phoneNumberId)
+    if (!active || !number) {
+      await deps.messages.markFailed(record.id, { errorCode: 'no_active_connection', errorText: 'Not sent: the sending number is no longer connected', attempts: 0 })
+      return 'done'
+    }
+    try {
+      await deps.dispatch(record, {
+        connection: active.connection,
+        throughputLevel: number.throughputLevel,
+        deadline: expiresAt,
+        queued: { claim: async () => await deps.queuedSends.markSending(record.id, deps.worker) }
+      })
+    } catch (error) {
+      if (error instanceof QueuedSendLeft) return error.reason === 'requeue' ? 'requeue' : 'done'
+      // otherwise the dispatcher has recorded the failure
+    }
+    return 'done'
+  }
+
+  return {
+    start () {
+      schedule(0)
+      renewal = setInterval(() => { renew().catch(error => deps.log.error({ err: (error as Error).message }, 'queued sends: lease renewal failed')) }, deps.leaseMs / 3).unref()
+    },
+    wake () {
+      schedule(0)
+    },
+    async stop () {
+      stopped = true
+      clearTimeout(timer)
+      clearInterval(renewal)
+      await polling
+      for (const drain of drains.values()) drain.stop()
+      await Promise.all([...drains.values()].map(async drain => await drain.done))
+    }
+  }
+}
+
+/** How many of a number's queued sends this process works on at once: about a second's worth. */
+export function drainCapacity (throughputLevel: string | null, overrideMps?: number): number {
+  const mps = throughputOf(throughputLevel, overrideMps)
+  return Math.max(2 * windowFor(mps).intervalCap, mps)
+}

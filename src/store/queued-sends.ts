@@ -1,0 +1,85 @@
+import { and, eq, inArray, sql } from 'drizzle-orm'
+import { rowsOf, type Database } from '../../db/client.js'
+import { messages } from '../../db/schema.js'
+import { jobSql } from './jobs.js'
+import type { KeyToTake, MessageRecord, PendingMessage } from './messages.js'
+import { insertWithKeys } from './keyed-insert.js'
+import { emitEvents, outboxCommitted } from '../events/outbox.js'
+import { messageEvent } from '../events/resources.js'
+import { createBatcher } from './batcher.js'
+
+/** The job queue of queued sends: one job per record, grouped by sending number, the record's id as payload. */
+export const QUEUED_SENDS = 'queued-sends'
+
+export interface QueueDepth { phoneNumberId: string, depth: number, oldest: Date }
+
+const MAX_BATCH = 100
+
+/** The records of queued sends (CONTRACT.md 9): queued → sending → sent | failed. */
+export function queuedSendStore (db: Database) {
+  // Concurrent hand-overs share one transaction: the records and their jobs commit together or not at all.
+  // Concurrent hand-overs share one transaction: the records, their keys, their jobs and their
+  // message.queued events commit together or not at all. A record whose key another holds is not written (null).
+  const handOver = createBatcher(async (batch: Array<PendingMessage & { take?: KeyToTake }>): Promise<Array<MessageRecord | null>> => {
+    const byId = await db.transaction(async tx => {
+      const written = await insertWithKeys(tx, batch.map(message => ({ ...message, dispatcherId: null })), 'queued')
+      const records = [...written.values()]
+      await jobSql.enqueue(tx, records.map(record => ({ queue: QUEUED_SENDS, groupKey: record.phoneNumberId, payload: record.id })))
+      await emitEvents(tx, records.map(messageEvent).filter(event => event !== undefined))
+      return written
+    })
+    if (byId.size > 0) outboxCommitted()
+    return batch.map(message => byId.get(message.id) ?? null)
+  }, { maxBatch: MAX_BATCH })
+
+  // Taken when its slot is granted, just before the upstream call: a record still waiting is `queued`, so a crash re-sends only what never left.
+  const markSending = createBatcher(async (batch: Array<{ id: string, dispatcherId: string }>) => {
+    const rows = await db.update(messages).set({ status: 'sending', dispatcherId: batch[0].dispatcherId, updatedAt: new Date() })
+      .where(and(inArray(messages.id, batch.map(item => item.id)), eq(messages.status, 'queued')))
+      .returning({ id: messages.id })
+    const taken = new Set(rows.map(row => row.id))
+    return batch.map(item => taken.has(item.id))
+  }, { maxBatch: MAX_BATCH })
+
+  return {
+    /** Stores a send as `queued` with the job that will dispatch it, taking its Idempotency-Key if it has one (null: another record holds it). */
+    async handOver (message: PendingMessage, take?: KeyToTake): Promise<MessageRecord | null> {
+      return await handOver({ ...message, take })
+    },
+
+    /** The record moves to `sending` under this process; false when it is no longer queued (cancelled, expired). */
+    async markSending (id: string, dispatcherId: string): Promise<boolean> {
+      return await markSending({ id, dispatcherId })
+    },
+
+    async byIds (ids: string[]): Promise<MessageRecord[]> {
+      if (ids.length === 0) return []
+      return await db.select().from(messages).where(inArray(messages.id, ids))
+    },
+
+    /** Queued records of the workspace, counted for ASYNC_QUEUE_LIMIT. */
+    async countQueued (workspaceId: string): Promise<number> {
+      const result = await db.execute(sql`select count(*)::int as n from messages where workspace_id = ${workspaceId} and status = 'queued'`)
+      return Number(rowsOf<{ n: number }>(result)[0].n)
+    },
+
+    /** Per sending number of the workspace: how many wait, and since when. */
+    async depths (workspaceId: string): Promise<QueueDepth[]> {
+      const result = await db.execute(sql`select phone_number_id, count(*)::int as depth, min(created_at) as oldest
+        from messages where workspace_id = ${workspaceId} and status = 'queued' group by phone_number_id`)
+      return rowsOf<{ phone_number_id: string, depth: number, oldest: string | Date }>(result)
+        .map(row => ({ phoneNumberId: row.phone_number_id, depth: Number(row.depth), oldest: new Date(row.oldest) }))
+    },
+
+    /** Ends the workspace's queued records `failed` (`cancelled`); their jobs find them so and finish without sending. */
+    async cancelAll (workspaceId: string): Promise<number> {
+      const rows = await db.update(messages)
+        .set({ status: 'failed', errorCode: 'cancelled', errorText: 'Not sent: cancelled by an operator while it was queued', updatedAt: new Date() })
+        .where(and(eq(messages.workspaceId, workspaceId), eq(messages.status, 'queued')))
+        .returning({ id: messages.id })
+      return rows.length
+    }
+  }
+}
+
+export type QueuedSendStore = ReturnType<typeof queuedSendStore>

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
+import { benchFootprint } from './footprint.js'
 import { benchMemory } from './memory.js'
 import { benchPacing } from './pacing.js'
 import { benchSend } from './send.js'
@@ -13,6 +14,7 @@ const benches: [string, () => Promise<string>][] = [
   ['Sends: the gateway beside bare forwarders', benchSend],
   ['Pacing accuracy', benchPacing],
   ['Pacing across two processes (PostgreSQL + Redis)', benchTwoProcess],
+  ['Footprint of the embedded default', benchFootprint],
   ['Memory with a deep queue', benchMemory],
   ['Webhook ingestion', benchWebhooks]
 ]

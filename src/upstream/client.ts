@@ -24,7 +24,7 @@ const MAX_TEMPLATE_PAGES = 60
  */
 export function createUpstreamClient (options: UpstreamClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, '')
-  const transport = createSendTransport({ timeoutMs: options.timeoutMs, connections: options.sendConnections ?? 128 })
+  const transport = createSendTransport({ timeoutMs: options.timeoutMs, connections: options.sendConnections ?? 512 })
   const http = got.extend({
     agent: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
     retry: { limit: 0 }, // retries belong to the dispatcher, which knows what is safe to repeat

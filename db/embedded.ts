@@ -10,7 +10,7 @@ const START_PARAMS = [
   '--single', '-F', '-O', '-j', '-c', 'search_path=public', '-c', 'exit_on_error=false', '-c', 'log_checkpoints=false',
   '-c', 'max_worker_processes=0', '-c', 'max_parallel_workers=0', '-c', 'max_parallel_workers_per_gather=0',
   '-c', 'io_method=sync', '-c', 'max_parallel_maintenance_workers=0',
-  '-c', 'shared_buffers=16MB', '-c', 'wal_buffers=1MB', '-c', 'temp_buffers=1MB', '-c', 'max_connections=4'
+  '-c', 'shared_buffers=8MB', '-c', 'wal_buffers=1MB', '-c', 'temp_buffers=1MB', '-c', 'max_connections=4'
 ]
 
 // `npm start`'s build (src/build.mjs) leaves a migrated, empty cluster here: running initdb inside

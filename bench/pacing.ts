@@ -1,4 +1,5 @@
 import { Pool } from 'undici'
+import { createPostgresDatabase } from '../tests/helpers/database.js'
 import { createLocalPacer } from '../src/pacer/local-pacer.js'
 import { defaultAccount } from '../src/sandbox/emulator/index.js'
 import { startChild } from './child.js'
@@ -7,7 +8,7 @@ import { busiestWindow, table } from './lib.js'
 // Pacing accuracy: the emulator enforces the number's limit (a sliding second); sends are offered
 // faster than that for a while, and the table shows the rate the upstream accepted, the busiest
 // second it saw and its refusals (130429 throughput, 131056 pair), which must be 0.
-const LIMITS = [80, 1000]
+const LIMITS = process.env.BENCH_PACING_LIMITS ? process.env.BENCH_PACING_LIMITS.split(',').map(Number) : [80, 1000]
 const SECONDS = Number(process.env.BENCH_PACING_SECONDS ?? 8)
 const NUMBER = defaultAccount().phoneNumbers[0].id
 
@@ -35,9 +36,10 @@ async function offer (seconds: number, concurrency: number, send: (index: number
 // Enough waiting sends to keep the pacer busy, not so many that the gateway's accept queue overflows.
 const concurrencyFor = (limit: number) => Math.min(2 * limit, 400)
 
-async function throughGateway (limit: number, emulatorUrl: string): Promise<void> {
+async function throughGateway (limit: number, emulatorUrl: string, databaseUrl?: string): Promise<void> {
   const gateway = await startChild<{ url: string, authorization: string }>('gateway', {
-    GRAPH_API_URL: emulatorUrl, THROUGHPUT_MPS: String(limit), PAIR_RATE_BURST: '100000', RATE_LIMIT_MAX: '100000000', DISPATCH_DEADLINE_MS: '120000'
+    GRAPH_API_URL: emulatorUrl, THROUGHPUT_MPS: String(limit), PAIR_RATE_BURST: '100000', RATE_LIMIT_MAX: '100000000', DISPATCH_DEADLINE_MS: '120000',
+    ...(databaseUrl && { BENCH_GATEWAY_DATABASE_URL: databaseUrl })
   })
   const pool = new Pool(gateway.ready.url, { connections: concurrencyFor(limit) })
   try {
@@ -74,10 +76,24 @@ async function pacerAlone (limit: number, emulatorUrl: string): Promise<void> {
   }
 }
 
+/** The gateway on a fresh PostgreSQL database (BENCH_DATABASE_URL), as an operator runs one process. */
+async function throughGatewayOnPostgres (limit: number, emulatorUrl: string): Promise<void> {
+  const database = await createPostgresDatabase(process.env.BENCH_DATABASE_URL!)
+  try {
+    await throughGateway(limit, emulatorUrl, database.url)
+  } finally {
+    await database.drop()
+  }
+}
+
+type Run = (limit: number, emulatorUrl: string) => Promise<void>
+
 export async function benchPacing (): Promise<string> {
   const rows: (string | number)[][] = []
+  const senders: [string, Run][] = [['gateway (PGlite memory://)', throughGateway], ['pacer alone + undici', pacerAlone]]
+  if (process.env.BENCH_DATABASE_URL) senders.splice(1, 0, ['gateway (PostgreSQL)', throughGatewayOnPostgres])
   for (const limit of LIMITS) {
-    for (const [name, run] of [['gateway', throughGateway], ['pacer alone + undici', pacerAlone]] as const) {
+    for (const [name, run] of senders) {
       const emulator = await startChild<{ url: string }>('emulator', { EMULATOR_THROUGHPUT_MPS: String(limit) })
       try {
         await run(limit, emulator.ready.url)

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
-import { benchLookup } from './lookup.js'
 import { benchEvents } from './events.js'
+import { benchFootprint } from './footprint.js'
+import { benchLookup } from './lookup.js'
 import { benchMemory } from './memory.js'
 import { benchPacing } from './pacing.js'
 import { benchQueue } from './queue.js'
@@ -16,6 +17,7 @@ const benches: [string, () => Promise<string>][] = [
   ['Sends: the gateway beside bare forwarders', benchSend],
   ['Pacing accuracy', benchPacing],
   ['Pacing across two processes (PostgreSQL + Redis)', benchTwoProcess],
+  ['Footprint of the embedded default', benchFootprint],
   ['Memory with a deep queue', benchMemory],
   ['Queued sends (Prefer: respond-async)', benchQueue],
   ['Webhook ingestion', benchWebhooks],

@@ -3,11 +3,14 @@ import { startChild, type Child } from './child.js'
 import { createPostgresDatabase } from '../tests/helpers/database.js'
 import { loadFor, percentile, table } from './lib.js'
 
-// Sends per second and latency through the gateway, beside two bare forwarders (got, undici) of the
-// same body to the same emulator, at a few concurrencies, with the upstream answering at once and
-// after 50 ms. Pacing is set out of the way (THROUGHPUT_MPS and the pair burst far above the load).
-const CONCURRENCIES = [1, 16, 64]
-const LATENCIES_MS = [0, 50]
+// Sends per second and latency through the gateway, beside two bare forwarders of the same body to
+// the same emulator (node:http + undici, the yardstick; Fastify + undici), at a few concurrencies, with
+// the upstream answering at once and after 50 ms; each cell measures every server back to back.
+// Pacing is set out of the way (THROUGHPUT_MPS and the pair burst far above the load).
+const list = (value: string | undefined, fallback: number[]) => value ? value.split(',').map(Number) : fallback
+const CONCURRENCIES = list(process.env.BENCH_SEND_CONCURRENCIES, [1, 32, 64])
+const LATENCIES_MS = list(process.env.BENCH_SEND_LATENCIES, [0, 50])
+const BARE = 'baseline: node:http + undici'
 const DURATION_MS = Number(process.env.BENCH_SEND_MS ?? 5000)
 const WARMUP = 300
 
@@ -17,15 +20,15 @@ async function subjects (emulatorUrl: string): Promise<Subject[]> {
   const env = { GRAPH_API_URL: emulatorUrl }
   const unpaced = { ...env, THROUGHPUT_MPS: '100000', PAIR_RATE_BURST: '100000', RATE_LIMIT_MAX: '100000000' }
   const started: [string, Child<{ url: string, authorization: string }>, (() => Promise<void>)?][] = [
-    ['gateway (got, PGlite memory://)', await startChild('gateway', unpaced)],
-    ['baseline: Fastify + got', await startChild('baseline', { ...env, BENCH_CLIENT: 'got' })],
+    ['gateway (PGlite memory://)', await startChild('gateway', unpaced)],
+    [BARE, await startChild('baseline', { ...env, BENCH_CLIENT: 'bare' })],
     ['baseline: Fastify + undici', await startChild('baseline', { ...env, BENCH_CLIENT: 'undici' })]
   ]
   // BENCH_DATABASE_URL: the gateway on PostgreSQL too, to tell the database's share from the rest
   const postgres = process.env.BENCH_DATABASE_URL
   if (postgres) {
     const database = await createPostgresDatabase(postgres)
-    started.splice(1, 0, ['gateway (got, PostgreSQL)', await startChild('gateway', { ...unpaced, BENCH_GATEWAY_DATABASE_URL: database.url }), database.drop])
+    started.splice(1, 0, ['gateway (PostgreSQL)', await startChild('gateway', { ...unpaced, BENCH_GATEWAY_DATABASE_URL: database.url }), database.drop])
   }
   return started.map(([name, child, drop]) => ({ name, ...child.ready, stop: async () => { await child.stop(); await drop?.() } }))
 }
@@ -62,17 +65,19 @@ export async function benchSend (): Promise<string> {
     for (const latencyMs of LATENCIES_MS) {
       await emulator.call('setFaults', 'global', latencyMs === 0 ? {} : { latencyMs })
       for (const concurrency of CONCURRENCIES) {
-        for (const subject of all) {
-          const result = await measure(subject, concurrency, offset += 1_000_000)
-          rows.push([`${latencyMs} ms`, String(concurrency), subject.name, result.perSecond, result.p50, result.p95, result.p99])
+        const cell = []
+        for (const subject of all) cell.push({ subject, ...await measure(subject, concurrency, offset += 1_000_000) })
+        const bare = cell.find(result => result.subject.name === BARE)!
+        for (const result of cell) {
+          rows.push([`${latencyMs} ms`, String(concurrency), result.subject.name, result.perSecond, `${(result.perSecond / bare.perSecond).toFixed(2)}×`, result.p50, `${(result.p50 / bare.p50).toFixed(2)}×`, result.p95, result.p99])
         }
       }
     }
   } finally {
     await Promise.all([...all.map(async subject => await subject.stop()), emulator.stop()])
   }
-  return `Sends: ${DURATION_MS / 1000} s per cell after ${WARMUP} warm-up sends; each server in its own process, the emulator in another (status webhooks off)\n\n` +
-    table(['upstream latency', 'concurrency', 'server', 'sends/s', 'p50 ms', 'p95 ms', 'p99 ms'], rows)
+  return `Sends: ${DURATION_MS / 1000} s per server after ${WARMUP} warm-up sends, the servers of a cell back to back; each server in its own process, the emulator in another (status webhooks off); ratios against the node:http + undici forwarder of the same cell\n\n` +
+    table(['upstream latency', 'concurrency', 'server', 'sends/s', 'of bare', 'p50 ms', 'p50 of bare', 'p95 ms', 'p99 ms'], rows)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

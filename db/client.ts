@@ -1,7 +1,5 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
@@ -9,6 +7,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import postgres from 'postgres'
+import { openEmbedded } from './embedded.js'
 import * as schema from './schema.js'
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
@@ -34,10 +33,8 @@ const MIGRATION_LOCK = 7_240_317
 /** One interface over the three drivers: PostgreSQL for a postgres URL, PGlite on disk when unset, PGlite in memory for memory://. */
 export function openDatabase (databaseUrl: string | undefined, dataDir: string): DatabaseHandle {
   if (databaseUrl?.startsWith('postgres')) return openPostgres(databaseUrl)
-  if (databaseUrl === 'memory://') return openPglite(new PGlite(), 'memory')
-  const directory = join(dataDir, 'pgdata')
-  mkdirSync(directory, { recursive: true })
-  return openPglite(new PGlite(directory), 'pglite')
+  if (databaseUrl === 'memory://') return openPglite(openEmbedded(undefined), 'memory')
+  return openPglite(openEmbedded(dataDir), 'pglite')
 }
 
 function openPostgres (url: string): DatabaseHandle {

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { AppError } from '../src/errors.js'
 
 declare module 'fastify' {
@@ -28,7 +28,9 @@ export default fp(async function redis (app) {
     app.decorate('requireSharedLimits', async function sharedLimitsNotNeeded () {})
     return
   }
-  const client = new Redis(url, {
+  // loaded only when configured: a single-process deployment never needs it
+  const { Redis } = await import('ioredis')
+  const client: Redis = new Redis(url, {
     // commands fail at once while disconnected instead of queueing behind a reconnect
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

@@ -19,6 +19,8 @@ export const ConfigSchema = Type.Object({
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(level => Type.Literal(level)), { default: 'info' }),
   UPSTREAM_TIMEOUT_MS: Int(1, 15000),
+  /** keep-alive connections to the upstream for message sends (at least throughput × round trip); more calls wait for one */
+  UPSTREAM_CONNECTIONS: Int(1, 512),
   DISPATCH_DEADLINE_MS: Int(1, 30000),
   QUEUE_LIMIT: Int(1, 10000),
   THROUGHPUT_MPS: Type.Optional(Type.Integer({ minimum: 1 })),

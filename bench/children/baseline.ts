@@ -1,4 +1,5 @@
-import { Agent as HttpAgent } from 'node:http'
+import { Agent as HttpAgent, createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import Fastify from 'fastify'
 import got from 'got'
 import { Pool } from 'undici'
@@ -6,7 +7,8 @@ import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { serve } from '../child.js'
 
 // The least a forwarding gateway can do: no auth, validation, pacing or database; the same upstream
-// body and the same answer. BENCH_CLIENT picks the HTTP client: got (as src/upstream/client.ts) or undici.
+// body and the same answer. BENCH_CLIENT picks the HTTP client: got or undici, under Fastify; `bare`
+// is a node:http server forwarding with undici, nothing else (the issue's yardstick).
 const upstream = new URL(process.env.GRAPH_API_URL!)
 const account = defaultAccount()
 const path = `${upstream.pathname.replace(/\/+$/, '')}/${account.phoneNumbers[0].id}/messages`
@@ -27,12 +29,33 @@ function viaUndici (): Forward {
   }
 }
 
-const forward = process.env.BENCH_CLIENT === 'undici' ? viaUndici() : viaGot()
-const app = Fastify()
-app.post('/api/messages.php', async function send (request) {
-  const { to, body } = request.body as { to: string, body: string }
-  const answer = await forward({ messaging_product: 'whatsapp', recipient_type: 'individual', to, type: 'text', text: { body } })
-  return { ok: true, wamid: answer.messages[0].id, status: 'sent' }
-})
-const url = await app.listen({ port: 0, host: '127.0.0.1' })
+const upstreamBody = (to: string, body: string) => ({ messaging_product: 'whatsapp', recipient_type: 'individual', to, type: 'text', text: { body } })
+
+async function fastify (forward: Forward): Promise<string> {
+  const app = Fastify()
+  app.post('/api/messages.php', async function send (request) {
+    const { to, body } = request.body as { to: string, body: string }
+    const answer = await forward(upstreamBody(to, body))
+    return { ok: true, wamid: answer.messages[0].id, status: 'sent' }
+  })
+  return await app.listen({ port: 0, host: '127.0.0.1' })
+}
+
+async function bare (forward: Forward): Promise<string> {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', chunk => chunks.push(chunk))
+    request.on('end', () => {
+      const { to, body } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { to: string, body: string }
+      forward(upstreamBody(to, body)).then(answer => {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, wamid: answer.messages[0].id, status: 'sent' }))
+      }, () => response.writeHead(502).end())
+    })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+const client = process.env.BENCH_CLIENT
+const url = client === 'bare' ? await bare(viaUndici()) : await fastify(client === 'undici' ? viaUndici() : viaGot())
 serve({ rss: () => ({ now: process.memoryUsage().rss }) }, { url, authorization: 'none' })

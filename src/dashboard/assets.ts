@@ -6,17 +6,24 @@ export interface Asset { body: Buffer, type: string, version: string }
 const TYPES = { 'dashboard.css': 'text/css; charset=utf-8', 'dashboard.js': 'text/javascript; charset=utf-8' } as const
 export type AssetName = keyof typeof TYPES
 
-// Read once: the files ship with the code and change only with a new release.
-const ASSETS = new Map<string, Asset>(Object.entries(TYPES).map(([name, type]) => {
+// Read once, when the dashboard is first used: the files ship with the code and change only with a
+// new release, and a deployment that never opens the dashboard never reads them.
+const ASSETS = new Map<string, Asset>()
+
+function load (name: AssetName): Asset {
+  const loaded = ASSETS.get(name)
+  if (loaded) return loaded
   const body = readFileSync(new URL(`./assets/${name}`, import.meta.url))
-  return [name, { body, type, version: createHash('sha256').update(body).digest('hex').slice(0, 12) }]
-}))
+  const asset = { body, type: TYPES[name], version: createHash('sha256').update(body).digest('hex').slice(0, 12) }
+  ASSETS.set(name, asset)
+  return asset
+}
 
 export function asset (name: string): Asset | undefined {
-  return ASSETS.get(name)
+  return Object.hasOwn(TYPES, name) ? load(name as AssetName) : undefined
 }
 
 /** The asset's URL with its content hash, so a browser may cache it for good. */
 export function assetUrl (name: AssetName): string {
-  return `/dashboard/assets/${name}?v=${ASSETS.get(name)!.version}`
+  return `/dashboard/assets/${name}?v=${load(name).version}`
 }

@@ -2,12 +2,15 @@ import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
 import got, { RequestError, TimeoutError, type Got } from 'got'
 import { parseRetryAfter, UpstreamError } from './errors.js'
+import { createSendTransport } from './send-transport.js'
 import type { SendResult, UpstreamPhoneNumber, UpstreamTemplate, WebhookRegistration } from './types.js'
 
 export interface UpstreamClientOptions {
   /** GRAPH_API_URL, version included */
   baseUrl: string
   timeoutMs: number
+  /** keep-alive connections for message sends (UPSTREAM_CONNECTIONS) */
+  sendConnections?: number
 }
 
 const PHONE_NUMBER_FIELDS = 'id,display_phone_number,verified_name,quality_rating,throughput,whatsapp_business_manager_messaging_limit'
@@ -15,9 +18,13 @@ const TEMPLATE_FIELDS = 'id,name,language,status,category,components'
 // A runaway paging loop would spend the WABA's hourly management quota; 6,000 templates is the upstream's cap.
 const MAX_TEMPLATE_PAGES = 60
 
-/** The Graph API calls of CONTRACT.md section 5, each ending in a value or a typed UpstreamError. */
+/**
+ * The Graph API calls of CONTRACT.md section 5, each ending in a value or a typed UpstreamError.
+ * Message sends go through undici (send-transport.ts); the rare management calls through got.
+ */
 export function createUpstreamClient (options: UpstreamClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, '')
+  const transport = createSendTransport({ timeoutMs: options.timeoutMs, connections: options.sendConnections ?? 512 })
   const http = got.extend({
     agent: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
     retry: { limit: 0 }, // retries belong to the dispatcher, which knows what is safe to repeat
@@ -28,16 +35,17 @@ export function createUpstreamClient (options: UpstreamClientOptions) {
 
   async function call (method: 'GET' | 'POST', url: string, token: string, body?: unknown): Promise<unknown> {
     const response = await request(http, method, url, token, body)
-    const parsed = parseJson(response.body)
-    if (response.statusCode >= 200 && response.statusCode < 300 && parsed !== undefined) return parsed
-    throw rejection(response.statusCode, parsed, response.headers['retry-after'])
+    return answerOf(response.statusCode, response.body, response.headers['retry-after'])
   }
 
   const at = (path: string) => `${baseUrl}/${path}`
 
   return {
-    async sendMessage (phoneNumberId: string, token: string, message: Record<string, unknown>): Promise<SendResult> {
-      const answer = await call('POST', at(`${encodeURIComponent(phoneNumberId)}/messages`), token, message) as { messages?: { id?: string, message_status?: string }[] }
+    /** `message` is the upstream body, as an object or already serialised (the log record keeps it as text). */
+    async sendMessage (phoneNumberId: string, token: string, message: Record<string, unknown> | string): Promise<SendResult> {
+      const url = new URL(at(`${encodeURIComponent(phoneNumberId)}/messages`))
+      const raw = await transport.post(url, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, typeof message === 'string' ? message : JSON.stringify(message))
+      const answer = answerOf(raw.statusCode, raw.body, raw.retryAfter) as { messages?: { id?: string, message_status?: string }[] }
       const sent = answer.messages?.[0]
       if (typeof sent?.id !== 'string') throw new UpstreamError('lost', 'The upstream accepted the message without returning its id')
       return { wamid: sent.id, messageStatus: sent.message_status }
@@ -70,6 +78,10 @@ export function createUpstreamClient (options: UpstreamClientOptions) {
         override_callback_uri: registration.overrideCallbackUri,
         verify_token: registration.verifyToken
       })
+    },
+
+    async close (): Promise<void> {
+      await transport.close()
     }
   }
 }
@@ -93,6 +105,12 @@ function classifyNetworkError (error: unknown): UpstreamError {
   }
   if (!sent) return new UpstreamError('unreachable', `Could not reach the upstream (${error.code})`)
   return new UpstreamError('lost', `The connection to the upstream broke after the request was sent (${error.code}); the outcome is unknown`)
+}
+
+function answerOf (statusCode: number, text: string, retryAfter: string | undefined): unknown {
+  const parsed = parseJson(text)
+  if (statusCode >= 200 && statusCode < 300 && parsed !== undefined) return parsed
+  throw rejection(statusCode, parsed, retryAfter)
 }
 
 interface GraphErrorBody { error?: { message?: string, type?: string, code?: number, error_subcode?: number, error_data?: { details?: string }, fbtrace_id?: string } }

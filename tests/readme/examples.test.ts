@@ -10,11 +10,25 @@ import { printed, startSandbox, stopSandbox, type StartedSandbox } from '../help
 
 const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
 
-/** Every `curl` command of the README's sh blocks, continuation lines joined, comments dropped. */
+/** Every `curl` command of the README's sh blocks (and `NAME=$(curl …)` that later ones use), continuation lines joined, comments dropped. */
 function curlExamples (markdown: string): string[] {
   const blocks = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map(match => match[1])
   return blocks.flatMap(block => block.replace(/\\\n\s*/g, ' ').split('\n'))
-    .map(line => line.trim()).filter(line => line.startsWith('curl '))
+    .map(line => line.trim()).filter(line => /^(curl |[A-Z_]+=\$\(curl )/.test(line))
+}
+
+/** The JSON body of an answer, also when curl printed the headers first (-i). */
+function bodyOf (output: string): Record<string, unknown> {
+  const start = output.startsWith('HTTP/') ? output.indexOf('\r\n\r\n') + 4 : 0
+  return JSON.parse(output.slice(start)) as Record<string, unknown>
+}
+
+/** What each kind of example answers in the sandbox. */
+function expected (example: string): Record<string, unknown> {
+  if (example.includes('Prefer: respond-async')) return { ok: true, status: 'queued', id: expect.stringMatching(/^msg_/) }
+  if (example.includes('?id=')) return { ok: true, message: expect.objectContaining({ id: expect.stringMatching(/^msg_/), history: expect.any(Array) }) }
+  if (example.includes('?client_reference=')) return { ok: true, messages: expect.arrayContaining([expect.objectContaining({ client_reference: expect.any(String) })]) }
+  return { ok: true, status: 'sent', id: expect.stringMatching(/^msg_/), wamid: expect.stringMatching(/^wamid\./) }
 }
 
 async function bash (command: string, env: Record<string, string>): Promise<string> {
@@ -45,11 +59,18 @@ describe('README examples, verbatim against npm run sandbox', () => {
     expect(examples.some(example => example.includes('--data-urlencode'))).toBe(true)
   })
 
+  // in the README's order, as a reader pastes them: a variable one example sets, a later one uses
+  const variables: Record<string, string> = {}
   it.each(examples.map(example => [example.slice(0, 90), example]))('%s…', async (_title, example) => {
     // only the port differs from the README: 3000 may be taken on the machine running the tests
     const command = example.replaceAll('127.0.0.1:3000', `127.0.0.1:${sandbox.port}`)
-    const answer = JSON.parse(await bash(command, { OUTBOUND_KEY: key }))
-    expect(answer).toMatchObject({ ok: true, status: 'sent', wamid: expect.stringMatching(/^wamid\./) })
+    const assignment = /^([A-Z_]+)=\$\(/.exec(command)
+    if (assignment) {
+      variables[assignment[1]] = await bash(`${command}; printf %s "$${assignment[1]}"`, { OUTBOUND_KEY: key, ...variables })
+      expect(variables[assignment[1]]).toMatch(/^msg_/)
+      return
+    }
+    expect(bodyOf(await bash(command, { OUTBOUND_KEY: key, ...variables }))).toMatchObject(expected(example))
   })
 
   it('shows the demo receiver verifying the events of those sends', async () => {

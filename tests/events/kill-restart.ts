@@ -48,9 +48,17 @@ export function describeDeliveryKillRestart (backend: string, open: () => Promis
       try {
         await waitFor(async () => new Set(receiver.events().map(event => event.data.id)).size === 30 && receiver.received.length >= 30 + 4,
           { timeoutMs: 40_000, what: 'every event delivered' })
-        if (store.kind === 'postgres') await waitFor(async () => await pendingDeliveries(store, workspaceId) === 0, { timeoutMs: 10_000, what: 'no pending delivery' })
+        if (store.kind === 'postgres') await waitFor(async () => await pendingDeliveries(store, workspaceId) === 0, { timeoutMs: 20_000, what: 'no pending delivery' })
       } finally {
         await second.stop()
+      }
+      // Embedded: the database can be read only with the server stopped. An attempt the killed
+      // process made and never recorded is made again once its lease runs out (12 s): a delivery
+      // can still be pending here, and one more run of the server delivers it.
+      for (let round = 0; store.kind !== 'postgres' && round < 2 && await pendingDeliveries(store, workspaceId) > 0; round++) {
+        const again = await startServer(env)
+        await new Promise(resolve => setTimeout(resolve, 15_000))
+        await again.stop()
       }
       const deliveries = await withRuntime(store, async ({ stores }) => await stores.webhooks.deliveries(workspaceId, { limit: 100 }))
       expect(deliveries).toHaveLength(30)
@@ -61,7 +69,7 @@ export function describeDeliveryKillRestart (backend: string, open: () => Promis
   })
 }
 
-/** PostgreSQL only: the embedded database admits one process, the server. */
+/** On the embedded database only while no server holds it. */
 async function pendingDeliveries (store: ServerStore, workspaceId: string): Promise<number> {
   return await withRuntime(store, async ({ stores }) => (await stores.webhooks.deliveries(workspaceId, { status: 'pending', limit: 100 })).length)
 }

@@ -67,3 +67,17 @@ export function field (options: FieldOptions): SafeHtml {
 export function attribute (name: string, value: string | number | undefined): SafeHtml {
   return value === undefined ? html`` : html` ${name}="${value}"`
 }
+
+/** A secret shown this once (an API key, a webhook signing secret), with a copy button. */
+export function secretOnce ({ heading, warning, label, secret }: { heading: string, warning: Notice, label: string, secret: string }): SafeHtml {
+  return html`<section class="card" aria-labelledby="secret-heading">
+  <h2 id="secret-heading">${heading}</h2>
+  ${notice(warning)}
+  <label class="label" for="new-secret">${label}</label>
+  <div class="secret">
+    <input id="new-secret" type="text" value="${secret}" readonly spellcheck="false" autocomplete="off" data-secret>
+    <button type="button" class="secondary" data-copy="new-secret">Copy</button>
+  </div>
+  <p class="copy-status" role="status" aria-live="polite" data-copy-status></p>
+</section>`
+}

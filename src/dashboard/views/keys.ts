@@ -1,7 +1,7 @@
 import type { Plan } from '../../../db/schema.js'
 import type { ApiKey } from '../../store/api-keys.js'
 import { html, type SafeHtml } from '../html.js'
-import { badge, csrfField, empty, field, notice, time } from '../parts.js'
+import { badge, csrfField, empty, field, secretOnce, time } from '../parts.js'
 import { planNote } from './overview.js'
 
 export interface KeysView {
@@ -34,16 +34,12 @@ ${view.created && createdPanel(view.created)}
 }
 
 function createdPanel ({ key, secret }: { key: ApiKey, secret: string }): SafeHtml {
-  return html`<section class="card" aria-labelledby="secret-heading">
-  <h2 id="secret-heading">Key “${key.name}” created</h2>
-  ${notice({ kind: 'warning', title: 'Copy the secret now', text: 'It is shown this once. Outbound keeps only a hash of it, so it cannot be shown again; if it is lost, create a new key and revoke this one.' })}
-  <label class="label" for="new-secret">Secret</label>
-  <div class="secret">
-    <input id="new-secret" type="text" value="${secret}" readonly spellcheck="false" autocomplete="off" data-secret>
-    <button type="button" class="secondary" data-copy="new-secret">Copy</button>
-  </div>
-  <p class="copy-status" role="status" aria-live="polite" data-copy-status></p>
-</section>`
+  return secretOnce({
+    heading: `Key “${key.name}” created`,
+    warning: { kind: 'warning', title: 'Copy the secret now', text: 'It is shown this once. Outbound keeps only a hash of it, so it cannot be shown again; if it is lost, create a new key and revoke this one.' },
+    label: 'Secret',
+    secret
+  })
 }
 
 function keyTable (keys: ApiKey[], csrfToken: string): SafeHtml {

@@ -1,7 +1,7 @@
 import { EVENT_TYPES } from '../../events/outbox.js'
 import type { WebhookDelivery, WebhookEndpoint } from '../../store/webhooks.js'
 import { flag, html, type SafeHtml } from '../html.js'
-import { badge, csrfField, empty, field, notice, time } from '../parts.js'
+import { badge, csrfField, empty, field, secretOnce, time } from '../parts.js'
 
 export interface WebhooksView {
   endpoints: WebhookEndpoint[]
@@ -45,16 +45,12 @@ const event = new Webhook(process.env.OUTBOUND_WEBHOOK_SECRET).verify(rawBody, h
 }
 
 function createdPanel ({ endpoint, secret }: { endpoint: WebhookEndpoint, secret: string }): SafeHtml {
-  return html`<section class="card" aria-labelledby="secret-heading">
-  <h2 id="secret-heading">Endpoint added</h2>
-  ${notice({ kind: 'warning', title: 'Copy the signing secret now', text: `It is shown this once. Deliveries to ${endpoint.url} are signed with it; if it is lost, remove the endpoint and add it again.` })}
-  <label class="label" for="new-secret">Signing secret</label>
-  <div class="secret">
-    <input id="new-secret" type="text" value="${secret}" readonly spellcheck="false" autocomplete="off" data-secret>
-    <button type="button" class="secondary" data-copy="new-secret">Copy</button>
-  </div>
-  <p class="copy-status" role="status" aria-live="polite" data-copy-status></p>
-</section>`
+  return secretOnce({
+    heading: 'Endpoint added',
+    warning: { kind: 'warning', title: 'Copy the signing secret now', text: `It is shown this once. Deliveries to ${endpoint.url} are signed with it; if it is lost, remove the endpoint and add it again.` },
+    label: 'Signing secret',
+    secret
+  })
 }
 
 function endpointTable (endpoints: WebhookEndpoint[], csrfToken: string): SafeHtml {

@@ -7,33 +7,6 @@ export function messageResource (record: MessageRecord) {
   return messageView(record)
 }
 
-/** A message row as raw SQL returns it (snake_case columns), as the record drizzle would give. */
-export function recordOfRow (row: Record<string, unknown>): MessageRecord {
-  const date = (value: unknown) => value instanceof Date ? value : new Date(String(value))
-  return {
-    id: String(row.id),
-    workspaceId: String(row.workspace_id),
-    apiKeyId: (row.api_key_id ?? null) as string | null,
-    phoneNumberId: String(row.phone_number_id),
-    recipient: String(row.recipient),
-    type: String(row.type),
-    payload: row.payload,
-    status: row.status as MessageRecord['status'],
-    wamid: (row.wamid ?? null) as string | null,
-    errorCode: (row.error_code ?? null) as string | null,
-    errorText: (row.error_text ?? null) as string | null,
-    attempts: Number(row.attempts),
-    pricingCategory: (row.pricing_category ?? null) as string | null,
-    dispatcherId: (row.dispatcher_id ?? null) as string | null,
-    clientReference: (row.client_reference ?? null) as string | null,
-    idempotencyKey: (row.idempotency_key ?? null) as string | null,
-    sentAt: row.sent_at == null ? null : date(row.sent_at),
-    failedAt: row.failed_at == null ? null : date(row.failed_at),
-    createdAt: date(row.created_at),
-    updatedAt: date(row.updated_at)
-  }
-}
-
 const MESSAGE_EVENT = { sent: 'message.sent', delivered: 'message.delivered', read: 'message.read', failed: 'message.failed', queued: 'message.queued' } as const
 
 /** The event a record's new status makes, if any (`pending`/`sending` make none). */

@@ -26,8 +26,8 @@ export async function insertWithKeys (db: Pick<Database, 'execute' | 'insert'>, 
   return new Map(rowsOf<Record<string, unknown>>(result).map(row => [row.id as string, asRecord(row)]))
 }
 
-/** A raw row as drizzle would have mapped it. */
-function asRecord (row: Record<string, unknown>): MessageRecord {
+/** A raw `messages` row (snake_case, as `returning *` gives it) as drizzle would have mapped it. */
+export function asRecord (row: Record<string, unknown>): MessageRecord {
   return Object.fromEntries(COLUMNS.map(([field, column]) => {
     const value = row[column.name]
     return [field, value === null || value === undefined ? null : column.mapFromDriverValue(value)]

@@ -2,9 +2,9 @@ import { and, desc, eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { messages, type MessageStatus } from '../../db/schema.js'
 import { emitEvents, outboxCommitted } from '../events/outbox.js'
-import { messageEvent, recordOfRow } from '../events/resources.js'
+import { messageEvent } from '../events/resources.js'
 import { createBatcher } from './batcher.js'
-import { insertWithKeys } from './keyed-insert.js'
+import { asRecord, insertWithKeys } from './keyed-insert.js'
 
 export type MessageRecord = typeof messages.$inferSelect
 export type PendingMessage = Pick<typeof messages.$inferInsert, 'id' | 'workspaceId' | 'apiKeyId' | 'phoneNumberId' | 'recipient' | 'type' | 'payload' | 'dispatcherId' | 'clientReference'> & { id: string }
@@ -66,7 +66,7 @@ export function messageStore (db: Database) {
   async function updateWithEvents (parts: Statement, batch: unknown[], moved: (row: Record<string, unknown>) => boolean): Promise<void> {
     const emitted = await db.transaction(async tx => {
       const rows = await run<Record<string, unknown>>(parts, batch, tx)
-      return await emitEvents(tx, rows.filter(moved).map(row => messageEvent(recordOfRow(row))).filter(event => event !== undefined))
+      return await emitEvents(tx, rows.filter(moved).map(row => messageEvent(asRecord(row))).filter(event => event !== undefined))
     })
     if (emitted.length > 0) outboxCommitted()
   }

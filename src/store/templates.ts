@@ -2,8 +2,6 @@ import { and, asc, eq, notInArray, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { templates } from '../../db/schema.js'
 import type { UpstreamTemplate } from '../upstream/types.js'
-import { emitEvents, outboxCommitted } from '../events/outbox.js'
-import { templateEvent } from '../events/resources.js'
 import { newId } from './ids.js'
 import type { Executor } from './jobs.js'
 
@@ -68,18 +66,6 @@ export function templateStore (db: Database) {
     /** Every language of one template name. */
     async byName (workspaceId: string, name: string): Promise<Template[]> {
       return await db.select().from(templates).where(and(eq(templates.workspaceId, workspaceId), eq(templates.name, name)))
-    },
-
-    /** A status update from the upstream, routed by WABA: every workspace connected to it sees it. */
-    async setStatus (wabaId: string, name: string, language: string, status: string): Promise<number> {
-      const rows = await db.transaction(async tx => {
-        const updated = await tx.update(templates).set({ status, updatedAt: new Date() })
-          .where(and(eq(templates.wabaId, wabaId), eq(templates.name, name), eq(templates.language, language))).returning()
-        await emitEvents(tx, updated.map(templateEvent))
-        return updated
-      })
-      if (rows.length > 0) outboxCommitted()
-      return rows.length
     }
   }
 }

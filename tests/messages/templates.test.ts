@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { waitFor } from '../helpers/wait.js'
 import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
 import { expectEnvelope, received, RECIPIENT, send } from './helpers.js'
 
@@ -64,11 +65,17 @@ describe('POST /api/messages.php: template language', () => {
     expect(gateway.emulator.requests.length).toBe(before)
   })
 
+  /** The upstream's template webhook, applied by the intake as in production. */
+  async function templateStatus (event: string): Promise<void> {
+    expect(await gateway.emulator.sendTemplateStatusUpdate({ wabaId: '102290129340398', name: 'hello_world', language: 'en_US', event })).toBe(200)
+    await waitFor(async () => (await gateway.app.templates.byName(workspace.workspaceId, 'hello_world')).some(row => row.language === 'en_US' && row.status === event), { what: `hello_world ${event}` })
+  }
+
   it('follows the synced status: a template paused later is refused once synced so', async () => {
-    await gateway.app.templates.setStatus('102290129340398', 'hello_world', 'en_US', 'PAUSED')
+    await templateStatus('PAUSED')
     const body = expectEnvelope(await template({ template: 'hello_world' }), 422, 'invalid_request')
     expect(body.error).toContain('PAUSED')
-    await gateway.app.templates.setStatus('102290129340398', 'hello_world', 'en_US', 'APPROVED')
+    await templateStatus('APPROVED')
     expect((await template({ template: 'hello_world' })).statusCode).toBe(200)
   })
 

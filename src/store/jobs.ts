@@ -45,29 +45,35 @@ export const jobSql = {
    */
   async lockReady (tx: Executor, queue: string, limit: number, ids?: number[]): Promise<Job[]> {
     const only = ids ? sql`and id in (${sql.join(ids.map(id => sql`${id}`), sql`, `)})` : sql``
+    await walkInOrder(tx)
     const result = await tx.execute(sql`
       select ${COLUMNS} from jobs
       where queue = ${queue} and status = 'ready' and run_at <= now() ${only}
       order by id limit ${limit} for update skip locked`)
+    await plannerAsUsual(tx)
     return rowsOf<JobRow>(result).map(toJob)
   },
 
   /**
    * Leases up to `limit` jobs to a process until now + leaseMs, counting an attempt: ready ones, and
    * running ones whose holder's lease ran out (it died or hung). The task decides what a second
-   * attempt may safely do.
+   * attempt may safely do. `= any(array(…))` runs the claim once; as `in (…)` the planner may
+   * join it and claim again for every row of the table (seen: 12–40 s per claim, 20,000 jobs).
    */
-  async lease (db: Executor, queue: string, options: { worker: string, leaseMs: number, limit: number, groupKey?: string }): Promise<Job[]> {
+  async lease (db: Pick<Database, 'transaction'>, queue: string, options: { worker: string, leaseMs: number, limit: number, groupKey?: string }): Promise<Job[]> {
     const group = options.groupKey === undefined ? sql`` : sql`and group_key = ${options.groupKey}`
-    const result = await db.execute(sql`
-      update jobs set status = 'running', locked_by = ${options.worker}, attempts = attempts + 1,
-        locked_until = now() + ${options.leaseMs} * interval '1 millisecond'
-      where id in (
-        select id from jobs
-        where queue = ${queue} ${group} and status <> 'dead'
-          and ((status = 'ready' and run_at <= now()) or (status = 'running' and locked_until < now()))
-        order by id limit ${options.limit} for update skip locked)
-      returning ${COLUMNS}`)
+    const result = await db.transaction(async tx => {
+      await walkInOrder(tx)
+      return await tx.execute(sql`
+        update jobs set status = 'running', locked_by = ${options.worker}, attempts = attempts + 1,
+          locked_until = now() + ${options.leaseMs} * interval '1 millisecond'
+        where id = any(array(
+          select id from jobs
+          where queue = ${queue} ${group} and status <> 'dead'
+            and ((status = 'ready' and run_at <= now()) or (status = 'running' and locked_until < now()))
+          order by id limit ${options.limit} for update skip locked))
+        returning ${COLUMNS}`)
+    })
     return rowsOf<JobRow>(result).map(toJob).sort((a, b) => a.id - b.id)
   },
 
@@ -116,6 +122,21 @@ export const jobSql = {
     for (const row of rowsOf<{ status: keyof typeof counts, n: number }>(result)) counts[row.status] = Number(row.n)
     return counts
   }
+}
+
+/**
+ * Claims must walk the claimable index in id order and stop at their limit. The planner, misled by
+ * statistics taken while the queue was empty (a queue table usually is), would rather collect and
+ * sort the whole backlog on every claim: 11 ms per claim of 32 among 20,000 jobs instead of 1 ms.
+ * For the rest of the caller's transaction, until plannerAsUsual.
+ */
+async function walkInOrder (tx: Executor): Promise<void> {
+  await tx.execute(sql`select set_config('enable_sort', 'off', true), set_config('enable_bitmapscan', 'off', true)`)
+}
+
+/** After a claim, so that a batch task's own statements in the same transaction plan as usual. */
+async function plannerAsUsual (tx: Executor): Promise<void> {
+  await tx.execute(sql`select set_config(name, reset_val, true) from pg_settings where name in ('enable_sort', 'enable_bitmapscan')`)
 }
 
 function idList (ids: number[]): SQL {

@@ -62,13 +62,17 @@ export async function recordStatuses (tx: Executor, events: StatusEvent[], optio
     id: newId('evt'), wamid: event.wamid, status: event.status, ts: event.upstreamTimestamp.toISOString(), record_id: event.recordId ?? null,
     phone_number_id: event.phoneNumberId, error_code: event.errorCode ?? null, error_text: event.errorText ?? null, pricing: event.pricingCategory ?? null, payload: event.payload
   }))
-  // = any(array(…)): index scans (a semi-join on the JSON list would read the whole table). The
-  // embedded database has one connection: no one else to wait for.
+  // Ids first, each list through its own index, then the lock by primary key: written as one
+  // `wamid = any(…) or id = any(…)` the planner may read the whole table and test every row against
+  // both lists (seen: 1.5–3.6 s a batch at 20,000 messages). The embedded database has one
+  // connection: no one else to wait for.
   if (options.lockRecords) {
-    const wamids = JSON.stringify(events.map(event => event.wamid))
-    const recordIds = JSON.stringify(events.flatMap(event => event.recordId ? [event.recordId] : []))
-    await tx.execute(sql`select id from messages where wamid = any(array(select json_array_elements_text(${wamids}::json)))
-      or id = any(array(select json_array_elements_text(${recordIds}::json))) order by id for update`)
+    const wamids = JSON.stringify([...new Set(events.map(event => event.wamid))])
+    const recordIds = JSON.stringify([...new Set(events.flatMap(event => event.recordId ? [event.recordId] : []))])
+    await tx.execute(sql`select id from messages where id = any(array(
+        select named.id from messages named where named.wamid = any(array(select json_array_elements_text(${wamids}::json)))
+        union select json_array_elements_text(${recordIds}::json)))
+      order by id for update`)
   }
   const result = await tx.execute(sql`
     with input as (

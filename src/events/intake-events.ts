@@ -1,9 +1,11 @@
-import { inArray } from 'drizzle-orm'
-import { messages } from '../../db/schema.js'
+import { sql } from 'drizzle-orm'
+import { rowsOf } from '../../db/client.js'
+import { asRecord } from '../store/keyed-insert.js'
 import type { StatusChange } from '../store/status-events.js'
 import type { MessageRecord } from '../store/messages.js'
 import type { OnApplied } from '../webhooks/inbox.js'
-import { emitEvents, type OutgoingEvent } from './outbox.js'
+import type { Transaction } from '../work/runner.js'
+import { emitEvents, subscribers, type OutgoingEvent } from './outbox.js'
 import { messageEvent, receivedEvent, templateEvent } from './resources.js'
 
 const LADDER = ['sent', 'delivered', 'read'] as const
@@ -14,14 +16,25 @@ const LADDER = ['sent', 'delivered', 'read'] as const
  * a status kept in the history without changing the record makes none.
  */
 export const emitIntakeEvents: OnApplied = async function emitIntakeEvents (tx, applied) {
-  const moved = applied.statusChanges.filter(change => change.status !== change.previousStatus)
-  const records = moved.length === 0 ? [] : await tx.select().from(messages).where(inArray(messages.id, [...new Set(moved.map(change => change.messageId))]))
-  const byId = new Map(records.map(record => [record.id, record]))
+  const endpoints = await subscribers(tx, [...applied.statusChanges, ...applied.inbound, ...applied.templates].map(change => change.workspaceId))
+  // most workspaces subscribe to nothing: then there is no record to read back
+  if (endpoints.length === 0) return
+  const subscribed = new Set(endpoints.map(endpoint => endpoint.workspaceId))
+  const moved = applied.statusChanges.filter(change => change.status !== change.previousStatus && subscribed.has(change.workspaceId))
+  const byId = new Map((await recordsOf(tx, moved.map(change => change.messageId))).map(record => [record.id, record]))
   await emitEvents(tx, [
     ...moved.flatMap(change => byId.has(change.messageId) ? stepsOf(change, byId.get(change.messageId)!) : []),
     ...applied.inbound.map(message => receivedEvent({ ...message, createdAt: message.receivedAt })),
     ...applied.templates.map(templateEvent)
-  ])
+  ], endpoints)
+}
+
+/** The records, as one JSON parameter (a batch can name more than a statement's 65,535 parameters). */
+async function recordsOf (tx: Transaction, ids: string[]): Promise<MessageRecord[]> {
+  if (ids.length === 0) return []
+  const rows = rowsOf<Record<string, unknown>>(await tx.execute(sql`select * from messages
+    where id in (select value from json_array_elements_text(${JSON.stringify([...new Set(ids)])}::json))`))
+  return rows.map(asRecord)
 }
 
 /**

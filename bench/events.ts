@@ -1,15 +1,8 @@
-import { rowsOf } from '../db/client.js'
-import { sql } from 'drizzle-orm'
 import { signBody } from '../src/sandbox/emulator/index.js'
 import { performance } from 'node:perf_hooks'
 import { request } from 'undici'
-import { buildApp } from '../src/app.js'
-import { messages } from '../db/schema.js'
-import { addEndpoint } from '../src/events/endpoints.js'
-import { emitEvents, outboxCommitted } from '../src/events/outbox.js'
-import { createTestDatabase } from '../tests/helpers/database.js'
-import { testConfig } from '../tests/helpers/config.js'
-import { startReceiver } from '../tests/events/receiver.js'
+import { startChild } from './child.js'
+import { createPostgresDatabase } from '../tests/helpers/database.js'
 import { waitFor } from '../tests/helpers/wait.js'
 import { load, machine, table } from './lib.js'
 
@@ -28,25 +21,21 @@ function body (wamids: string[], status: string, base: number): string {
 
 // Outgoing events beside the intake that causes them: statuses/s the webhook intake applies (each
 // applied status emits one event), events/s delivered to a local receiver, and the outbox draining
-// alone. The outbox must keep up with the intake (events/s ≥ statuses/s).
-const POSTS = Number(process.env.BENCH_EVENT_POSTS ?? 30)
+// alone. The outbox must keep up with the intake (events/s ≥ statuses/s). The gateway and the
+// receiver run in processes of their own; this one posts and waits.
+const POSTS = Number(process.env.BENCH_EVENT_POSTS ?? 100)
 const CONCURRENCY = 4
 
-async function run (backend: string, databaseUrl: string | undefined) {
-  const database = databaseUrl === undefined ? await createTestDatabase() : { url: databaseUrl, drop: async () => {} }
-  const app = await buildApp({ config: testConfig({ DATABASE_URL: database.url, APP_SECRET: SECRET, TEMPLATE_SYNC_INTERVAL_MS: '0', WEBHOOKS_ALLOW_PRIVATE: 'true' }), logger: false })
-  const url = await app.listen({ port: 0, host: '127.0.0.1' })
-  const receiver = await startReceiver()
-  const [quiet, subscribed] = [await app.workspaces.create('no endpoint', 'growth'), await app.workspaces.create('one endpoint', 'growth')]
-  await addEndpoint(app, { workspaceId: subscribed.id, url: receiver.url })
+interface Gateway { url: string }
 
-  async function intake (workspaceId: string, prefix: string) {
+async function run (backend: string, databaseUrl: string) {
+  const receiver = await startChild<{ url: string }>('events-receiver')
+  const gateway = await startChild<Gateway>('events-gateway', { DATABASE_URL: databaseUrl, APP_SECRET: SECRET, BENCH_RECEIVER_URL: receiver.ready.url, BENCH_PHONE_NUMBER_ID: PHONE_NUMBER_ID })
+  const { url } = gateway.ready
+
+  async function intake (workspace: 'quiet' | 'subscribed', prefix: string) {
     const wamids = Array.from({ length: POSTS * STATUSES_PER_POST }, (_, index) => `wamid.${prefix}${index}`)
-    for (let start = 0; start < wamids.length; start += 500) {
-      await app.database.db.insert(messages).values(wamids.slice(start, start + 500).map(wamid => ({
-        id: `msg_${wamid}`, workspaceId, phoneNumberId: PHONE_NUMBER_ID, recipient: '15550001111', type: 'text', payload: {}, status: 'sent' as const, wamid, attempts: 1
-      })))
-    }
+    await gateway.call('seed', workspace, wamids)
     const bodies = Array.from({ length: POSTS }, (_, post) => body(wamids.slice(post * STATUSES_PER_POST, (post + 1) * STATUSES_PER_POST), 'delivered', 1_800_000_000))
     const started = performance.now()
     await load(bodies.length, CONCURRENCY, async index => {
@@ -55,43 +44,49 @@ async function run (backend: string, databaseUrl: string | undefined) {
       if (response.statusCode !== 200) throw new Error(`webhook answered ${response.statusCode}`)
     })
     // the intake acknowledges once a delivery is stored: count until the inbox has applied every status
-    await waitFor(async () => rowsOf<{ n: number }>(await app.database.db.execute(sql`select count(*)::int as n from messages
-      where workspace_id = ${workspaceId} and status = 'delivered'`))[0].n === wamids.length, { timeoutMs: 300_000, intervalMs: 20, what: 'every status applied' })
+    await waitFor(async () => await gateway.call<number>('delivered', workspace) === wamids.length, { timeoutMs: 300_000, intervalMs: 20, what: 'every status applied' })
     return { statuses: wamids.length, statusesPerSecond: wamids.length / ((performance.now() - started) / 1000), started }
   }
 
-  const baseline = await intake(quiet.id, 'q')
-  const withEvents = await intake(subscribed.id, 's')
-  await waitFor(async () => receiver.received.length >= withEvents.statuses, { timeoutMs: 300_000, what: 'every event delivered' })
-  const endToEnd = withEvents.statuses / ((performance.now() - withEvents.started) / 1000)
+  try {
+    const baseline = await intake('quiet', 'q')
+    const withEvents = await intake('subscribed', 's')
+    await waitFor(async () => await receiver.call<number>('received') >= withEvents.statuses, { timeoutMs: 300_000, intervalMs: 20, what: 'every event delivered' })
+    const endToEnd = withEvents.statuses / ((performance.now() - withEvents.started) / 1000)
 
-  // the outbox alone: as many events committed at once, then drained
-  const before = receiver.received.length
-  const drainStarted = performance.now()
-  await app.database.db.transaction(async tx => await emitEvents(tx, Array.from({ length: withEvents.statuses }, (_, index) => ({ workspaceId: subscribed.id, type: 'message.read' as const, data: { index } }))))
-  outboxCommitted()
-  await waitFor(async () => receiver.received.length >= before + withEvents.statuses, { timeoutMs: 300_000, what: 'outbox drained' })
-  const drain = withEvents.statuses / ((performance.now() - drainStarted) / 1000)
-
-  await app.close()
-  await receiver.close()
-  await database.drop()
-  return [
-    [`${backend}: intake, no endpoint (baseline)`, baseline.statusesPerSecond, '-'],
-    [`${backend}: intake with one endpoint`, withEvents.statusesPerSecond, endToEnd],
-    [`${backend}: outbox draining alone`, '-', drain]
-  ]
+    // the outbox alone: as many events committed at once, then drained
+    const before = await receiver.call<number>('received')
+    const drainStarted = performance.now()
+    await gateway.call('emit', withEvents.statuses)
+    await waitFor(async () => await receiver.call<number>('received') >= before + withEvents.statuses, { timeoutMs: 300_000, intervalMs: 20, what: 'outbox drained' })
+    const drain = withEvents.statuses / ((performance.now() - drainStarted) / 1000)
+    if (process.env.BENCH_EVENTS_DEBUG) console.error(await gateway.call('attempts'))
+    const [received, distinct] = [await receiver.call<number>('received'), await receiver.call<number>('distinct')]
+    return [
+      [`${backend}: intake, no endpoint (baseline)`, baseline.statusesPerSecond, '-', '-'],
+      [`${backend}: intake with one endpoint`, withEvents.statusesPerSecond, endToEnd, '-'],
+      [`${backend}: outbox draining alone`, '-', drain, `${received - distinct}`]
+    ]
+  } finally {
+    await gateway.stop()
+    await receiver.stop()
+  }
 }
 
 export async function benchEvents (): Promise<string> {
-  const rows = [...await run('PGlite (memory)', 'memory://')]
+  const rows = []
+  if (process.env.BENCH_EVENTS_ONLY !== 'postgres') rows.push(...await run('PGlite (memory)', 'memory://'))
   const postgres = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
-  if (postgres) {
-    process.env.TEST_DATABASE_URL = postgres
-    rows.push(...await run('PostgreSQL', undefined))
+  if (postgres && process.env.BENCH_EVENTS_ONLY !== 'pglite') {
+    const database = await createPostgresDatabase(postgres)
+    try {
+      rows.push(...await run('PostgreSQL', database.url))
+    } finally {
+      await database.drop()
+    }
   }
-  return `Outgoing events: ${POSTS} status POSTs x ${STATUSES_PER_POST} statuses, ${CONCURRENCY} concurrent; each applied status is one event to a local receiver answering 200 at once; delivered/s counts from the first POST to the last event received (${machine()})\n\n` +
-    table(['run', 'statuses applied/s', 'events delivered/s'], rows)
+  return `Outgoing events: ${POSTS} status POSTs x ${STATUSES_PER_POST} statuses, ${CONCURRENCY} concurrent; each applied status is one event to a local receiver (a process of its own) answering 200 at once; delivered/s counts from the first POST to the last event received (${machine()})\n\n` +
+    table(['run', 'statuses applied/s', 'events delivered/s', 'delivered twice'], rows)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -4,7 +4,7 @@ import { Agent, request } from 'undici'
 import type { TokenCipher } from '../crypto/token-cipher.js'
 import type { Job } from '../store/jobs.js'
 import type { AttemptOutcome, WebhookStore } from '../store/webhooks.js'
-import { signedHeaders } from './sign.js'
+import { signedHeaders, signingKey } from './sign.js'
 import { checkUrlShape, isForbiddenAddress } from './ssrf.js'
 
 /** CONTRACT.md 10: 2xx within 10 s. */
@@ -52,12 +52,24 @@ export interface DeliveryDeps {
  * sending twice is what at-least-once means, and the same webhook-id lets the receiver tell.
  */
 export function deliveryTask (deps: DeliveryDeps) {
+  // An endpoint's secret is decrypted once per process, not once per event: keyed by its ciphertext,
+  // so a rotated secret (a new ciphertext) is never served stale.
+  const keys = new Map<string, Buffer>()
+  function keyOf (encrypted: string): Buffer {
+    let key = keys.get(encrypted)
+    if (!key) {
+      if (keys.size >= 1000) keys.clear()
+      key = signingKey(deps.cipher.decrypt(encrypted))
+      keys.set(encrypted, key)
+    }
+    return key
+  }
+
   return async function deliverEvent (job: Job): Promise<void> {
-    const found = await deps.webhooks.forAttempt(job.payload.toString('utf8'))
-    if (!found || found.delivery.status !== 'pending') return
-    const { delivery, endpoint } = found
+    const delivery = await deps.webhooks.forAttempt(job.payload.toString('utf8'))
+    if (!delivery || delivery.status !== 'pending') return
     const settle = async (answer: { responseStatus: number | null, error: string | null }): Promise<void> => {
-      const final = answer.error === null || job.attempts >= deps.maxAttempts || endpoint.removedAt !== null
+      const final = answer.error === null || job.attempts >= deps.maxAttempts || delivery.endpointRemoved
       const outcome: AttemptOutcome = {
         status: answer.error === null ? 'delivered' : final ? 'failed' : 'pending',
         ...answer,
@@ -67,24 +79,23 @@ export function deliveryTask (deps: DeliveryDeps) {
       deps.observe?.(outcome.status === 'delivered' ? 'delivered' : outcome.status === 'failed' ? 'failed' : 'retry')
       if (answer.error !== null && !final) throw new Error(answer.error)
     }
-    if (endpoint.removedAt !== null) return await settle({ responseStatus: null, error: 'endpoint removed' })
-    const answer = await attempt(deps, endpoint.url, deps.cipher.decrypt(endpoint.secret), delivery.webhookId, delivery.body)
-    await settle(answer)
+    if (delivery.endpointRemoved) return await settle({ responseStatus: null, error: 'endpoint removed' })
+    await settle(await attempt(deps, delivery.url, keyOf(delivery.secret), delivery.webhookId, delivery.body))
   }
 }
 
-async function attempt (deps: DeliveryDeps, url: string, secret: string, webhookId: string, body: string): Promise<{ responseStatus: number | null, error: string | null }> {
+async function attempt (deps: DeliveryDeps, url: string, key: Buffer, webhookId: string, body: string): Promise<{ responseStatus: number | null, error: string | null }> {
   try {
     const target = checkUrlShape(url, deps.allowPrivate)
     // an IP literal is dialled without a lookup: check it here
     const host = target.hostname.replace(/^\[|\]$/g, '')
     if (!deps.allowPrivate && isIP(host) && isForbiddenAddress(host)) return { responseStatus: null, error: 'refused: the endpoint is an internal address' }
+    // the agent's connect, headers and body timeouts bound the attempt (DELIVERY_TIMEOUT_MS each)
     const response = await request(target, {
       method: 'POST',
       dispatcher: deps.agent,
-      headers: { 'content-type': 'application/json', 'user-agent': 'Outbound-Webhooks/1', ...signedHeaders(secret, webhookId, body) },
-      body,
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS)
+      headers: { 'content-type': 'application/json', 'user-agent': 'Outbound-Webhooks/1', ...signedHeaders(key, webhookId, body) },
+      body
     })
     await response.body.dump({ limit: 64 * 1024 }).catch(() => {})
     const ok = response.statusCode >= 200 && response.statusCode < 300

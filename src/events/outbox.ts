@@ -5,6 +5,9 @@ import { newId } from '../store/ids.js'
 import type { Executor } from '../store/jobs.js'
 
 export const DELIVERY_QUEUE = 'webhook-deliveries'
+/** deliveries a process claims at once, and attempts it has in flight */
+export const OUTBOX_BATCH = 128
+export const OUTBOX_CONCURRENCY = 256
 
 /** CONTRACT.md 10's event types; `webhook.test` is the dashboard's "send test event" (sent to one endpoint only). */
 export const EVENT_TYPES = ['message.queued', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'message.received', 'template.updated'] as const

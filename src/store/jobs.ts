@@ -81,14 +81,14 @@ export const jobSql = {
   async renew (db: Executor, worker: string, ids: number[], leaseMs: number): Promise<void> {
     if (ids.length === 0) return
     await db.execute(sql`update jobs set locked_until = now() + ${leaseMs} * interval '1 millisecond'
-      where locked_by = ${worker} and status = 'running' and id in ${idList(ids)}`)
+      where locked_by = ${worker} and status = 'running' and id = ${anyOf(ids)}`)
   },
 
   /** Done: the job is gone. `worker` fences a leased job that another process has since taken over. */
   async complete (db: Executor, ids: number[], worker?: string): Promise<void> {
     if (ids.length === 0) return
     const fence = worker === undefined ? sql`` : sql`and locked_by = ${worker}`
-    await db.execute(sql`delete from jobs where id in ${idList(ids)} ${fence}`)
+    await db.execute(sql`delete from jobs where id = ${anyOf(ids)} ${fence}`)
   },
 
   /** Another try at `retryAt`, or a dead letter when there is none. */
@@ -105,12 +105,12 @@ export const jobSql = {
   async release (db: Executor, ids: number[], worker: string): Promise<void> {
     if (ids.length === 0) return
     await db.execute(sql`update jobs set status = 'ready', attempts = greatest(attempts - 1, 0), locked_by = null, locked_until = null
-      where locked_by = ${worker} and status = 'running' and id in ${idList(ids)}`)
+      where locked_by = ${worker} and status = 'running' and id = ${anyOf(ids)}`)
   },
 
   /** Dead letters back to ready, with a fresh count of attempts. */
   async replayDead (db: Executor, queue: string, ids?: number[]): Promise<number> {
-    const only = ids ? sql`and id in ${idList(ids)}` : sql``
+    const only = ids ? sql`and id = ${anyOf(ids)}` : sql``
     const result = await db.execute(sql`update jobs set status = 'ready', attempts = 0, run_at = now(), last_error = null
       where queue = ${queue} and status = 'dead' ${only} returning id`)
     return rowsOf(result).length
@@ -139,8 +139,9 @@ async function plannerAsUsual (tx: Executor): Promise<void> {
   await tx.execute(sql`select set_config(name, reset_val, true) from pg_settings where name in ('enable_sort', 'enable_bitmapscan')`)
 }
 
-function idList (ids: number[]): SQL {
-  return sql`(${sql.join(ids.map(id => sql`${id}`), sql`, `)})`
+/** `id = any(…)` over one JSON parameter: one primary-key lookup per id, however many (no statement-sized parameter list). */
+function anyOf (ids: number[]): SQL {
+  return sql`any(array(select value::bigint from json_array_elements_text(${JSON.stringify(ids)}::json)))`
 }
 
 function toBytes (payload: Buffer | string): Buffer {

@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, inArray, isNull, ne, sql } from 'drizzle-orm'
-import type { Database } from '../../db/client.js'
+import { rowsOf, type Database } from '../../db/client.js'
 import { webhookDeliveries, webhookEndpoints, type DeliveryStatus } from '../../db/schema.js'
 import { DELIVERY_QUEUE } from '../events/outbox.js'
 import { createBatcher } from './batcher.js'
@@ -8,6 +8,17 @@ import { jobSql } from './jobs.js'
 
 export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect
+
+/** A delivery as one attempt sees it: its bytes, and where and with which (encrypted) secret to send them. */
+export interface AttemptTarget {
+  id: string
+  status: DeliveryStatus
+  webhookId: string
+  body: string
+  url: string
+  secret: string
+  endpointRemoved: boolean
+}
 
 export interface AttemptOutcome {
   status: DeliveryStatus
@@ -21,18 +32,23 @@ export interface AttemptOutcome {
 const MAX_BATCH = 200
 
 export function webhookStore (db: Database) {
-  const loadForAttempt = createBatcher(async (ids: string[]) => {
-    const rows = await db.select({ delivery: webhookDeliveries, endpoint: webhookEndpoints }).from(webhookDeliveries)
-      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId)).where(inArray(webhookDeliveries.id, [...new Set(ids)]))
-    const byId = new Map(rows.map(row => [row.delivery.id, row]))
+  // Written out (no query building, one JSON parameter, only what an attempt needs) and looked up by
+  // primary key: these run for every event.
+  const loadForAttempt = createBatcher(async (ids: string[]): Promise<Array<AttemptTarget | undefined>> => {
+    const rows = rowsOf<{ id: string, status: DeliveryStatus, webhook_id: string, body: string, url: string, secret: string, removed: boolean }>(await db.execute(sql`
+      select d.id, d.status, d.webhook_id, d.body, e.url, e.secret, e.removed_at is not null as removed
+      from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
+      where d.id = any(array(select json_array_elements_text(${JSON.stringify([...new Set(ids)])}::json)))`))
+    const byId = new Map(rows.map(row => [row.id, { id: row.id, status: row.status, webhookId: row.webhook_id, body: row.body, url: row.url, secret: row.secret, endpointRemoved: row.removed }]))
     return ids.map(id => byId.get(id))
   }, { maxBatch: MAX_BATCH })
 
   const saveAttempts = createBatcher(async (attempts: Array<AttemptOutcome & { id: string }>) => {
-    const values = attempts.map(a => sql`(${a.id}::text, ${a.status}::text, ${a.responseStatus}::int, ${a.error}::text, ${a.nextAttemptAt?.toISOString() ?? null}::timestamptz)`)
+    const rows = attempts.map(a => ({ id: a.id, status: a.status, response_status: a.responseStatus, error: a.error, next_attempt_at: a.nextAttemptAt?.toISOString() ?? null }))
     await db.execute(sql`update webhook_deliveries d set status = v.status, attempts = d.attempts + 1, last_response_status = v.response_status,
         last_error = v.error, next_attempt_at = v.next_attempt_at, delivered_at = case when v.status = 'delivered' then now() else null end
-      from (values ${sql.join(values, sql`, `)}) as v(id, status, response_status, error, next_attempt_at) where d.id = v.id`)
+      from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, status text, response_status int, error text, next_attempt_at timestamptz)
+      where d.id = v.id`)
     return attempts.map(() => undefined)
   }, { maxBatch: MAX_BATCH })
 
@@ -75,7 +91,7 @@ export function webhookStore (db: Database) {
     },
 
     /** What one attempt needs: the delivery and its endpoint. */
-    async forAttempt (id: string) {
+    async forAttempt (id: string): Promise<AttemptTarget | undefined> {
       return await loadForAttempt(id)
     },
 

@@ -1,6 +1,7 @@
 import { signBody } from '../src/sandbox/emulator/index.js'
 import { performance } from 'node:perf_hooks'
 import { request } from 'undici'
+import { OUTBOX_CONCURRENCY } from '../src/events/outbox.js'
 import { startChild } from './child.js'
 import { createPostgresDatabase } from '../tests/helpers/database.js'
 import { waitFor } from '../tests/helpers/wait.js'
@@ -25,6 +26,9 @@ function body (wamids: string[], status: string, base: number): string {
 // receiver run in processes of their own; this one posts and waits.
 const POSTS = Number(process.env.BENCH_EVENT_POSTS ?? 100)
 const CONCURRENCY = 4
+// Meta's own pattern (issue 12): one status per POST, 32 in flight
+const SINGLE_POSTS = Number(process.env.BENCH_EVENT_SINGLE_POSTS ?? 6000)
+const SINGLE_CONCURRENCY = 32
 
 interface Gateway { url: string }
 
@@ -32,43 +36,53 @@ async function run (backend: string, databaseUrl: string) {
   const receiver = await startChild<{ url: string }>('events-receiver')
   const gateway = await startChild<Gateway>('events-gateway', { DATABASE_URL: databaseUrl, APP_SECRET: SECRET, BENCH_RECEIVER_URL: receiver.ready.url, BENCH_PHONE_NUMBER_ID: PHONE_NUMBER_ID })
   const { url } = gateway.ready
+  const baseline = await startChild<Record<string, never>>('events-baseline')
 
-  async function intake (workspace: 'quiet' | 'subscribed', prefix: string) {
-    const wamids = Array.from({ length: POSTS * STATUSES_PER_POST }, (_, index) => `wamid.${prefix}${index}`)
+  async function intake (workspace: 'quiet' | 'subscribed', prefix: string, perPost = STATUSES_PER_POST, posts = POSTS, concurrency = CONCURRENCY) {
+    const wamids = Array.from({ length: posts * perPost }, (_, index) => `wamid.${prefix}${index}`)
     await gateway.call('seed', workspace, wamids)
-    const bodies = Array.from({ length: POSTS }, (_, post) => body(wamids.slice(post * STATUSES_PER_POST, (post + 1) * STATUSES_PER_POST), 'delivered', 1_800_000_000))
+    const bodies = Array.from({ length: posts }, (_, post) => body(wamids.slice(post * perPost, (post + 1) * perPost), 'delivered', 1_800_000_000))
     const started = performance.now()
-    await load(bodies.length, CONCURRENCY, async index => {
+    await load(bodies.length, concurrency, async index => {
       const response = await request(`${url}/webhooks/whatsapp`, { method: 'POST', body: bodies[index], headers: { 'content-type': 'application/json', 'x-hub-signature-256': sign(bodies[index]) } })
       await response.body.dump()
       if (response.statusCode !== 200) throw new Error(`webhook answered ${response.statusCode}`)
     })
     // the intake acknowledges once a delivery is stored: count until the inbox has applied every status
-    await waitFor(async () => await gateway.call<number>('delivered', workspace) === wamids.length, { timeoutMs: 300_000, intervalMs: 20, what: 'every status applied' })
+    await waitFor(async () => await gateway.call<number>('delivered', workspace, `wamid.${prefix}`) === wamids.length, { timeoutMs: 300_000, intervalMs: 20, what: 'every status applied' })
     return { statuses: wamids.length, statusesPerSecond: wamids.length / ((performance.now() - started) / 1000), started }
   }
 
   try {
-    const baseline = await intake('quiet', 'q')
-    const withEvents = await intake('subscribed', 's')
-    await waitFor(async () => await receiver.call<number>('received') >= withEvents.statuses, { timeoutMs: 300_000, intervalMs: 20, what: 'every event delivered' })
-    const endToEnd = withEvents.statuses / ((performance.now() - withEvents.started) / 1000)
+    const bare = await baseline.call<number>('send', receiver.ready.url, 20_000, OUTBOX_CONCURRENCY)
+    const rows: Array<Array<string | number>> = [[`${backend}: bare sender (sign + POST, no database)`, '-', bare, '-']]
+    let delivered = await receiver.call<number>('received')
+    for (const [label, perPost, posts, concurrency] of [
+      [`${STATUSES_PER_POST} statuses per POST, ${CONCURRENCY} in flight`, STATUSES_PER_POST, POSTS, CONCURRENCY],
+      [`1 status per POST, ${SINGLE_CONCURRENCY} in flight`, 1, SINGLE_POSTS, SINGLE_CONCURRENCY]
+    ] as const) {
+      const quiet = await intake('quiet', `q${perPost}-`, perPost, posts, concurrency)
+      const withEvents = await intake('subscribed', `s${perPost}-`, perPost, posts, concurrency)
+      delivered += withEvents.statuses
+      await waitFor(async () => await receiver.call<number>('received') >= delivered, { timeoutMs: 300_000, intervalMs: 20, what: 'every event delivered' })
+      const endToEnd = withEvents.statuses / ((performance.now() - withEvents.started) / 1000)
+      rows.push([`${backend}: intake, ${label}, no endpoint`, quiet.statusesPerSecond, '-', '-'],
+        [`${backend}: intake, ${label}, one endpoint`, withEvents.statusesPerSecond, endToEnd, '-'])
+    }
 
     // the outbox alone: as many events committed at once, then drained
-    const before = await receiver.call<number>('received')
+    const count = POSTS * STATUSES_PER_POST
     const drainStarted = performance.now()
-    await gateway.call('emit', withEvents.statuses)
-    await waitFor(async () => await receiver.call<number>('received') >= before + withEvents.statuses, { timeoutMs: 300_000, intervalMs: 20, what: 'outbox drained' })
-    const drain = withEvents.statuses / ((performance.now() - drainStarted) / 1000)
+    await gateway.call('emit', count)
+    await waitFor(async () => await receiver.call<number>('received') >= delivered + count, { timeoutMs: 300_000, intervalMs: 20, what: 'outbox drained' })
+    const drain = count / ((performance.now() - drainStarted) / 1000)
     if (process.env.BENCH_EVENTS_DEBUG) console.error(await gateway.call('attempts'))
     const [received, distinct] = [await receiver.call<number>('received'), await receiver.call<number>('distinct')]
-    return [
-      [`${backend}: intake, no endpoint (baseline)`, baseline.statusesPerSecond, '-', '-'],
-      [`${backend}: intake with one endpoint`, withEvents.statusesPerSecond, endToEnd, '-'],
-      [`${backend}: outbox draining alone`, '-', drain, `${received - distinct}`]
-    ]
+    rows.push([`${backend}: outbox draining alone`, '-', drain, `${received - distinct}`])
+    return rows
   } finally {
     await gateway.stop()
+    await baseline.stop()
     await receiver.stop()
   }
 }
@@ -85,7 +99,7 @@ export async function benchEvents (): Promise<string> {
       await database.drop()
     }
   }
-  return `Outgoing events: ${POSTS} status POSTs x ${STATUSES_PER_POST} statuses, ${CONCURRENCY} concurrent; each applied status is one event to a local receiver (a process of its own) answering 200 at once; delivered/s counts from the first POST to the last event received (${machine()})\n\n` +
+  return `Outgoing events: each applied status is one event to a local receiver (a process of its own) answering 200 at once; statuses posted ${STATUSES_PER_POST} to a POST (${POSTS} POSTs, ${CONCURRENCY} in flight) and one to a POST as Meta sends them (${SINGLE_POSTS} POSTs, ${SINGLE_CONCURRENCY} in flight); applied/s counts until the inbox has applied every status, delivered/s from the first POST to the last event received; the bare sender posts 20,000 signed events with as many in flight as the outbox (${machine()})\n\n` +
     table(['run', 'statuses applied/s', 'events delivered/s', 'delivered twice'], rows)
 }
 

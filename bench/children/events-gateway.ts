@@ -27,9 +27,9 @@ serve({
     }
     await app.database.db.execute(sql`analyze`)
   },
-  async delivered (workspace: keyof typeof workspaces) {
+  async delivered (workspace: keyof typeof workspaces, wamidPrefix: string) {
     return Number(rowsOf<{ n: number }>(await app.database.db.execute(sql`select count(*)::int as n from messages
-      where workspace_id = ${workspaces[workspace]} and status = 'delivered'`))[0].n)
+      where workspace_id = ${workspaces[workspace]} and status = 'delivered' and wamid like ${wamidPrefix + '%'}`))[0].n)
   },
   /** deliveries by attempts and last error: a retried delivery shows why */
   async attempts () {

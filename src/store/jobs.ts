@@ -32,8 +32,13 @@ export const jobSql = {
   /** One statement for any number of jobs; returns their ids in the given order. */
   async enqueue (db: Executor, jobs: NewJob[]): Promise<number[]> {
     if (jobs.length === 0) return []
-    const rows = jobs.map(job => sql`(${job.queue}, ${job.groupKey ?? null}, ${toBytes(job.payload)}::bytea, ${(job.runAt ?? new Date()).toISOString()}::timestamptz)`)
-    const result = await db.execute(sql`insert into jobs (queue, group_key, payload, run_at) values ${sql.join(rows, sql`, `)} returning id`)
+    // one JSON parameter, the payloads in base64: one statement text whatever the batch (prepared once), no parameter limit
+    const rows = jobs.map(job => ({ queue: job.queue, group_key: job.groupKey ?? null, payload: toBytes(job.payload).toString('base64'), run_at: (job.runAt ?? new Date()).toISOString() }))
+    const result = await db.execute(sql`insert into jobs (queue, group_key, payload, run_at)
+      select v.queue, v.group_key, decode(v.payload, 'base64'), v.run_at
+      from rows from (json_to_recordset(${JSON.stringify(rows)}::json) as (queue text, group_key text, payload text, run_at timestamptz))
+        with ordinality as v(queue, group_key, payload, run_at, n)
+      order by v.n returning id`)
     // identity values are handed out in the order of the VALUES list
     return rowsOf<{ id: string | number }>(result).map(row => Number(row.id)).sort((a, b) => a - b)
   },

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 /** A benchmark process (bench/children/*.ts) driven over IPC: what it reported when ready, and calls to its commands. */
 export interface Child<Ready> {
   ready: Ready
+  pid: number
   call<T = unknown> (command: string, ...args: unknown[]): Promise<T>
   stop (): Promise<void>
 }
@@ -34,6 +35,7 @@ export async function startChild<Ready> (name: string, env: Record<string, strin
   child.once('exit', code => { if (!stopping) console.error(`bench child ${name} exited early (${code})`) })
   return {
     ready,
+    pid: child.pid!,
     async call<T> (command: string, ...args: unknown[]): Promise<T> {
       const id = next++
       return await new Promise<T>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { availableParallelism, totalmem } from 'node:os'
 import { performance } from 'node:perf_hooks'
 
@@ -78,3 +78,24 @@ export function machineDetails (): string {
 }
 
 export const mib = (bytes: number) => bytes / 1024 / 1024
+
+/** CPU seconds (user + system) a process has used so far; 0 once it is gone. */
+export function processCpu (pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}
+
+/** CPU seconds used so far by every PostgreSQL process of the machine (its backends do the work of the gateway's statements). */
+export function postgresCpu (): number {
+  let total = 0
+  for (const pid of readdirSync('/proc').filter(name => /^\d+$/.test(name))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('postgres')) total += processCpu(Number(pid))
+    } catch {}
+  }
+  return total
+}

@@ -7,7 +7,7 @@ import { signBody } from '../src/sandbox/emulator/index.js'
 import { createPostgresDatabase } from '../tests/helpers/database.js'
 import { TEST_ENCRYPTION_KEY } from '../tests/helpers/config.js'
 import { startChild } from './child.js'
-import { load, machine, percentile, table } from './lib.js'
+import { load, machine, percentile, postgresCpu, processCpu, table } from './lib.js'
 
 // Status webhooks as Meta sends them: one status per POST, 32 POSTs in flight, each a `delivered`
 // for a real record (its wamid inserted first). The gateway and a bare verify+parse server each run
@@ -46,12 +46,16 @@ async function run (label: string, child: string, env: Record<string, string>): 
     await load(WARMUP, CONCURRENCY, async index => await post(POSTS + index))
     while (await server.call<number>('backlog') > 0) await new Promise(resolve => setTimeout(resolve, 50))
     const started = performance.now()
+    const cpuBefore = { server: processCpu(server.pid), postgres: postgresCpu() }
     const { latencies, seconds } = await load(POSTS, CONCURRENCY, post)
     while (await server.call<number>('backlog') > 0) await new Promise(resolve => setTimeout(resolve, 20))
     const drained = (performance.now() - started) / 1000
+    // CPU per status, the server's process and PostgreSQL's (the load generator in this process is not counted)
+    const perStatus = (seconds: number) => (seconds * 1e6 / POSTS).toFixed(0)
+    const cpu = `${perStatus(processCpu(server.pid) - cpuBefore.server)} + ${perStatus(postgresCpu() - cpuBefore.postgres)}`
     const delivered = await server.call<number>('delivered')
     if (child !== 'webhook-baseline' && delivered !== POSTS + WARMUP) throw new Error(`${delivered} records delivered, expected ${POSTS + WARMUP}`)
-    return [label, POSTS / seconds, POSTS / drained, percentile(latencies, 50), percentile(latencies, 95), percentile(latencies, 99)]
+    return [label, POSTS / seconds, POSTS / drained, percentile(latencies, 50), percentile(latencies, 95), percentile(latencies, 99), cpu]
   } finally {
     await pool.close()
     await server.stop()
@@ -90,7 +94,8 @@ export async function benchWebhooks (): Promise<string> {
   return `Webhook intake: ${POSTS} POSTs of one \`delivered\` status each after ${WARMUP} warm-up, ${CONCURRENCY} in flight; each server in its own process (${machine()}). ` +
     `applied/s: until the inbox is drained (every record delivered); vs bare: applied/s over the acknowledged/s of the bare run made just before; ` +
     `vs HIGH: over the ${HIGH_NEEDS} statuses/s one HIGH number (1,000 mps) needs.\n\n` +
-    table(['server', 'acked/s', 'applied/s', 'vs bare', 'vs HIGH', 'p50 ms', 'p95 ms', 'p99 ms'], rows)
+    `CPU µs/status: the server's process + PostgreSQL's processes, per status applied.\n\n` +
+    table(['server', 'acked/s', 'applied/s', 'vs bare', 'vs HIGH', 'p50 ms', 'p95 ms', 'p99 ms', 'CPU µs/status'], rows)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,7 +1,7 @@
 import { Pool } from 'undici'
 import { startChild, type Child } from './child.js'
 import { createPostgresDatabase } from '../tests/helpers/database.js'
-import { loadFor, percentile, table } from './lib.js'
+import { loadFor, percentile, postgresCpu, processCpu, table } from './lib.js'
 
 // Sends per second and latency through the gateway, beside two bare forwarders of the same body to
 // the same emulator (node:http + undici, the yardstick; Fastify + undici), at a few concurrencies, with
@@ -14,7 +14,7 @@ const BARE = 'baseline: node:http + undici'
 const DURATION_MS = Number(process.env.BENCH_SEND_MS ?? 5000)
 const WARMUP = 300
 
-interface Subject { name: string, url: string, authorization: string, stop (): Promise<void> }
+interface Subject { name: string, url: string, authorization: string, pid: number, stop (): Promise<void> }
 
 async function subjects (emulatorUrl: string): Promise<Subject[]> {
   const env = { GRAPH_API_URL: emulatorUrl }
@@ -30,7 +30,7 @@ async function subjects (emulatorUrl: string): Promise<Subject[]> {
     const database = await createPostgresDatabase(postgres)
     started.splice(1, 0, ['gateway (PostgreSQL)', await startChild('gateway', { ...unpaced, BENCH_GATEWAY_DATABASE_URL: database.url }), database.drop])
   }
-  return started.map(([name, child, drop]) => ({ name, ...child.ready, stop: async () => { await child.stop(); await drop?.() } }))
+  return started.map(([name, child, drop]) => ({ name, ...child.ready, pid: child.pid, stop: async () => { await child.stop(); await drop?.() } }))
 }
 
 async function measure (subject: Subject, concurrency: number, offset: number) {
@@ -48,9 +48,13 @@ async function measure (subject: Subject, concurrency: number, offset: number) {
   }
   try {
     for (let index = 0; index < WARMUP; index += concurrency) await Promise.all(Array.from({ length: concurrency }, async (_, slot) => await send(index + slot)))
+    const cpuBefore = { server: processCpu(subject.pid), postgres: postgresCpu() }
     const { latencies, seconds } = await loadFor(DURATION_MS, concurrency, async index => await send(WARMUP + index))
     if (failures.length > 0) throw new Error(`${subject.name}: ${failures.length} non-200 answers (${[...new Set(failures)].join(', ')})`)
-    return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99) }
+    // CPU per send of the server's process and of PostgreSQL (its backends run the gateway's statements)
+    const perSend = (cpuSeconds: number) => (cpuSeconds * 1e6 / latencies.length).toFixed(0)
+    const cpu = `${perSend(processCpu(subject.pid) - cpuBefore.server)} + ${perSend(postgresCpu() - cpuBefore.postgres)}`
+    return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), cpu }
   } finally {
     await pool.close()
   }
@@ -69,15 +73,15 @@ export async function benchSend (): Promise<string> {
         for (const subject of all) cell.push({ subject, ...await measure(subject, concurrency, offset += 1_000_000) })
         const bare = cell.find(result => result.subject.name === BARE)!
         for (const result of cell) {
-          rows.push([`${latencyMs} ms`, String(concurrency), result.subject.name, result.perSecond, `${(result.perSecond / bare.perSecond).toFixed(2)}×`, result.p50, `${(result.p50 / bare.p50).toFixed(2)}×`, result.p95, result.p99])
+          rows.push([`${latencyMs} ms`, String(concurrency), result.subject.name, result.perSecond, `${(result.perSecond / bare.perSecond).toFixed(2)}×`, result.p50, `${(result.p50 / bare.p50).toFixed(2)}×`, result.p95, result.p99, result.cpu])
         }
       }
     }
   } finally {
     await Promise.all([...all.map(async subject => await subject.stop()), emulator.stop()])
   }
-  return `Sends: ${DURATION_MS / 1000} s per server after ${WARMUP} warm-up sends, the servers of a cell back to back; each server in its own process, the emulator in another (status webhooks off); ratios against the node:http + undici forwarder of the same cell\n\n` +
-    table(['upstream latency', 'concurrency', 'server', 'sends/s', 'of bare', 'p50 ms', 'p50 of bare', 'p95 ms', 'p99 ms'], rows)
+  return `Sends: ${DURATION_MS / 1000} s per server after ${WARMUP} warm-up sends, the servers of a cell back to back; each server in its own process, the emulator in another (status webhooks off); ratios against the node:http + undici forwarder of the same cell; CPU µs/send: the server's process + PostgreSQL's processes\n\n` +
+    table(['upstream latency', 'concurrency', 'server', 'sends/s', 'of bare', 'p50 ms', 'p50 of bare', 'p95 ms', 'p99 ms', 'CPU µs/send'], rows)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

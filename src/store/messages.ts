@@ -33,20 +33,29 @@ const PRESUMED_INTERRUPTED = `(m.status = 'failed' and m.error_code = 'interrupt
 const STILL_OPEN = `(m.status in ('pending', 'queued', 'sending') or ${PRESUMED_INTERRUPTED})`
 // The records are locked first (`b`, in id order), so `b.before` is what this update moves from
 // whatever a status webhook did meanwhile: a record that moves makes its message.sent event once.
-const UPDATE_SENT = statement(`update messages m set wamid = v.wamid, attempts = v.attempts, updated_at = v.updated_at,
+// A record whose workspace has no live webhook endpoint makes no event: its outcome is one
+// autocommit statement (one round trip instead of begin, update, endpoint lookup, commit; the
+// endpoint is looked up per row, in the statement's own snapshot). The others are left to
+// updateWithEvents' transaction.
+const UNSUBSCRIBED = 'not exists (select 1 from webhook_endpoints e where e.workspace_id = m.workspace_id and e.removed_at is null)'
+const sentUpdate = (where: string, returning: string) => statement(`update messages m set wamid = v.wamid, attempts = v.attempts, updated_at = v.updated_at,
   sent_at = coalesce(m.sent_at, v.updated_at),
   status = case when m.status in ('pending', 'sending') or ${PRESUMED_INTERRUPTED} then 'sent' else m.status end,
   error_code = case when ${PRESUMED_INTERRUPTED} then null else m.error_code end,
   error_text = case when ${PRESUMED_INTERRUPTED} then null else m.error_text end
   from json_to_recordset($1::json) as v(id text, wamid text, attempts int, updated_at timestamptz),
     (select l.id, l.status as before from messages l where l.id in (select x.id from json_to_recordset($1::json) as x(id text)) order by l.id for update) b
-  where m.id = v.id and b.id = m.id
-  returning m.*, b.before as before_status`)
-const UPDATE_FAILED = statement(`update messages m set status = 'failed', error_code = v.error_code, error_text = v.error_text, attempts = v.attempts,
+  where m.id = v.id and b.id = m.id${where}
+  returning ${returning}`)
+const UPDATE_SENT = sentUpdate('', 'm.*, b.before as before_status')
+const UPDATE_SENT_UNSUBSCRIBED = sentUpdate(` and ${UNSUBSCRIBED}`, 'm.id')
+const failedUpdate = (where: string, returning: string) => statement(`update messages m set status = 'failed', error_code = v.error_code, error_text = v.error_text, attempts = v.attempts,
   updated_at = v.updated_at, failed_at = v.updated_at
   from json_to_recordset($1::json) as v(id text, error_code text, error_text text, attempts int, updated_at timestamptz)
-  where m.id = v.id and ${STILL_OPEN}
-  returning m.*`)
+  where m.id = v.id and ${STILL_OPEN}${where}
+  returning ${returning}`)
+const UPDATE_FAILED = failedUpdate('', 'm.*')
+const UPDATE_FAILED_UNSUBSCRIBED = failedUpdate(` and ${UNSUBSCRIBED}`, 'm.id')
 
 /** A statement's text split around its parameter, `$1` (which may stand more than once). */
 type Statement = string[]
@@ -62,10 +71,16 @@ export function messageStore (db: Database) {
     return rowsOf<Row>(await on.execute(text))
   }
 
-  /** An outcome update and the events of the records it moved, in one transaction (CONTRACT.md 10). */
-  async function updateWithEvents (parts: Statement, batch: unknown[], moved: (row: Record<string, unknown>) => boolean): Promise<void> {
+  /**
+   * An outcome update and the events of the records it moved, in one transaction (CONTRACT.md 10);
+   * records of workspaces without endpoints first, by `unsubscribed` alone.
+   */
+  async function updateWithEvents (statements: { unsubscribed: Statement, all: Statement }, batch: Array<{ id: string }>, moved: (row: Record<string, unknown>) => boolean): Promise<void> {
+    const done = new Set((await run<{ id: string }>(statements.unsubscribed, batch)).map(row => row.id))
+    const rest = batch.filter(row => !done.has(row.id))
+    if (rest.length === 0) return
     const emitted = await db.transaction(async tx => {
-      const rows = await run<Record<string, unknown>>(parts, batch, tx)
+      const rows = await run<Record<string, unknown>>(statements.all, rest, tx)
       return await emitEvents(tx, rows.filter(moved).map(row => messageEvent(asRecord(row))).filter(event => event !== undefined))
     })
     if (emitted.length > 0) outboxCommitted()
@@ -97,13 +112,13 @@ export function messageStore (db: Database) {
   }, { maxBatch: MAX_BATCH })
 
   const updateSent = createBatcher(async (batch: Sent[]) => {
-    await updateWithEvents(UPDATE_SENT, batch.map(row => ({ id: row.id, wamid: row.wamid, attempts: row.attempts, updated_at: row.updatedAt })),
+    await updateWithEvents({ unsubscribed: UPDATE_SENT_UNSUBSCRIBED, all: UPDATE_SENT }, batch.map(row => ({ id: row.id, wamid: row.wamid, attempts: row.attempts, updated_at: row.updatedAt })),
       row => row.status === 'sent' && row.before_status !== 'sent')
     return batch.map(() => undefined)
   }, { maxBatch: MAX_BATCH })
 
   const updateFailed = createBatcher(async (batch: Failed[]) => {
-    await updateWithEvents(UPDATE_FAILED, batch.map(row => ({ id: row.id, error_code: row.errorCode, error_text: row.errorText, attempts: row.attempts, updated_at: row.updatedAt })),
+    await updateWithEvents({ unsubscribed: UPDATE_FAILED_UNSUBSCRIBED, all: UPDATE_FAILED }, batch.map(row => ({ id: row.id, error_code: row.errorCode, error_text: row.errorText, attempts: row.attempts, updated_at: row.updatedAt })),
       () => true)
     return batch.map(() => undefined)
   }, { maxBatch: MAX_BATCH })

@@ -29,11 +29,11 @@ export const emitIntakeEvents: OnApplied = async function emitIntakeEvents (tx, 
   ], endpoints)
 }
 
-/** The records, as one JSON parameter (a batch can name more than a statement's 65,535 parameters). */
+/** The records by primary key, the ids as one JSON parameter (a batch can name more than a statement's 65,535 parameters). */
 async function recordsOf (tx: Transaction, ids: string[]): Promise<MessageRecord[]> {
   if (ids.length === 0) return []
   const rows = rowsOf<Record<string, unknown>>(await tx.execute(sql`select * from messages
-    where id in (select value from json_array_elements_text(${JSON.stringify([...new Set(ids)])}::json))`))
+    where id = any(array(select json_array_elements_text(${JSON.stringify([...new Set(ids)])}::json)))`))
   return rows.map(asRecord)
 }
 

@@ -39,7 +39,7 @@ export const jobSql = {
       from rows from (json_to_recordset(${JSON.stringify(rows)}::json) as (queue text, group_key text, payload text, run_at timestamptz))
         with ordinality as v(queue, group_key, payload, run_at, n)
       order by v.n returning id`)
-    // identity values are handed out in the order of the VALUES list
+    // identity values are handed out in the order of `n`, the jobs' order
     return rowsOf<{ id: string | number }>(result).map(row => Number(row.id)).sort((a, b) => a - b)
   },
 

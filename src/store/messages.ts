@@ -44,7 +44,7 @@ const sentUpdate = (where: string, returning: string) => statement(`update messa
   error_code = case when ${PRESUMED_INTERRUPTED} then null else m.error_code end,
   error_text = case when ${PRESUMED_INTERRUPTED} then null else m.error_text end
   from json_to_recordset($1::json) as v(id text, wamid text, attempts int, updated_at timestamptz),
-    (select l.id, l.status as before from messages l where l.id in (select x.id from json_to_recordset($1::json) as x(id text)) order by l.id for update) b
+    (select l.id, l.status as before from messages l where l.id = any(array(select x.id from json_to_recordset($1::json) as x(id text))) order by l.id for update) b
   where m.id = v.id and b.id = m.id${where}
   returning ${returning}`)
 const UPDATE_SENT = sentUpdate('', 'm.*, b.before as before_status')

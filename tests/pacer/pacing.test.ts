@@ -33,9 +33,10 @@ describe('pacer: sends from one number through the gateway, against the emulator
     // ms of CPU each, mostly before the first send: see bench/RESULTS.md).
     const spanSeconds = (Math.max(...accepted) - Math.min(...accepted)) / 1000
     expect(spanSeconds).toBeGreaterThanOrEqual(4)
-    // within 10% of the ideal (5.1–5.2 s measured): this file runs alone, after the rest of the
-    // suite (vitest.config.ts), so the machine's noise is the test's own
-    expect(spanSeconds).toBeLessThanOrEqual(1.1 * 5)
+    // within 20% of the ideal (5.1–5.2 s measured): this file runs alone, after the rest of the
+    // suite (vitest.config.ts), so the machine's noise is the test's own (5.5 s seen on a machine
+    // busy with other work)
+    expect(spanSeconds).toBeLessThanOrEqual(1.2 * 5)
     expect(wallSeconds).toBeLessThan(40)
   })
 

@@ -48,12 +48,21 @@ describe('shutdown: SIGTERM while sends are in flight and waiting (the real serv
     expect(records.filter(record => record.status === 'pending')).toEqual([])
     expect(byRecipient.get(quick)).toMatchObject({ status: 'sent', attempts: 1 })
     expect(byRecipient.get(hung)).toMatchObject({ status: 'failed', errorCode: 'interrupted', attempts: 1 })
-    const notSent = waiting.filter(to => byRecipient.get(to)?.status === 'failed')
-    expect(notSent.length).toBeGreaterThan(0)
-    for (const to of notSent) {
-      expect(await answers.get(to)).toBe(503)
-      expect(byRecipient.get(to)).toMatchObject({ errorCode: 'interrupted', attempts: 0 })
-      expect(emulator.sentMessages.some(sent => sent.to === to)).toBe(false)
+    const cutOff = waiting.filter(to => byRecipient.get(to)?.status === 'failed')
+    for (const to of cutOff) {
+      const record = byRecipient.get(to)!
+      expect(record.errorCode).toBe('interrupted')
+      if (record.attempts === 0) {
+        // still waiting for its slot: never attempted, so not sent, and nothing went upstream
+        expect(await answers.get(to)).toBe(503)
+        expect(emulator.sentMessages.some(sent => sent.to === to)).toBe(false)
+      } else {
+        // on a loaded machine a waiting send can get its slot during the grace and be cut off
+        // mid-call: its outcome is unknown (502), and it is not retried
+        expect(await answers.get(to)).toBe(502)
+        expect(record.attempts).toBe(1)
+      }
     }
+    expect(cutOff.filter(to => byRecipient.get(to)!.attempts === 0).length).toBeGreaterThan(0)
   })
 })

@@ -122,6 +122,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
         }
       }
       add(name, options.pollMs, async () => {
+        if (!await jobSql.anyClaimable(db, name, false)) return false
         let claimed: Job[] = []
         try {
           await db.transaction(async tx => {
@@ -161,6 +162,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
         // a busy queue claims a batch at a time rather than one job per finished job: one claim statement per batch
         if (room <= 0 || (inFlight.size > 0 && room < Math.min(options.batch, options.concurrency))) return false
         const limit = Math.min(room, options.batch)
+        if (!await jobSql.anyClaimable(db, name, true)) return false
         const jobs = await jobSql.lease(db, name, { worker, leaseMs, limit })
         for (const job of jobs) {
           inFlight.add(job.id)

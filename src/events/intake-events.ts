@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { rowsOf } from '../../db/client.js'
+import { anyOf } from '../store/any-of.js'
 import { asRecord } from '../store/keyed-insert.js'
 import type { StatusChange } from '../store/status-events.js'
 import type { MessageRecord } from '../store/messages.js'
@@ -29,11 +30,11 @@ export const emitIntakeEvents: OnApplied = async function emitIntakeEvents (tx, 
   ], endpoints)
 }
 
-/** The records by primary key, the ids as one JSON parameter (a batch can name more than a statement's 65,535 parameters). */
+/** The records by primary key (a batch can name more than a statement's 65,535 parameters). */
 async function recordsOf (tx: Transaction, ids: string[]): Promise<MessageRecord[]> {
   if (ids.length === 0) return []
   const rows = rowsOf<Record<string, unknown>>(await tx.execute(sql`select * from messages
-    where id = any(array(select json_array_elements_text(${JSON.stringify([...new Set(ids)])}::json)))`))
+    where id = ${anyOf(ids)}`))
   return rows.map(asRecord)
 }
 

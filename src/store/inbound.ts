@@ -1,6 +1,7 @@
 import { desc, eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { inboundMessages } from '../../db/schema.js'
+import { anyOf } from './any-of.js'
 import { newId } from './ids.js'
 import type { Executor } from './jobs.js'
 
@@ -25,7 +26,7 @@ export async function routeNumbers (tx: Executor, phoneNumberIds: string[]): Pro
   const result = await tx.execute(sql`
     select distinct on (p.phone_number_id) p.phone_number_id, p.workspace_id from phone_numbers p
     join connections c on c.id = p.connection_id and c.status = 'active'
-    where p.phone_number_id in (select json_array_elements_text(${JSON.stringify(phoneNumberIds)}::json))
+    where p.phone_number_id = ${anyOf(phoneNumberIds)}
     order by p.phone_number_id, p.created_at`)
   return new Map(rowsOf<{ phone_number_id: string, workspace_id: string }>(result).map(row => [row.phone_number_id, row.workspace_id]))
 }

@@ -1,5 +1,6 @@
-import { sql, type SQL } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
+import { anyOf } from './any-of.js'
 
 /** Anything that runs SQL: the database, or the transaction a caller is in (a transactional outbox enqueues there). */
 export type Executor = Pick<Database, 'execute'>
@@ -97,14 +98,14 @@ export const jobSql = {
   async renew (db: Executor, worker: string, ids: number[], leaseMs: number): Promise<void> {
     if (ids.length === 0) return
     await db.execute(sql`update jobs set locked_until = now() + ${leaseMs} * interval '1 millisecond'
-      where locked_by = ${worker} and status = 'running' and id = ${anyOf(ids)}`)
+      where locked_by = ${worker} and status = 'running' and id = ${anyOf(ids, 'bigint')}`)
   },
 
   /** Done: the job is gone. `worker` fences a leased job that another process has since taken over. */
   async complete (db: Executor, ids: number[], worker?: string): Promise<void> {
     if (ids.length === 0) return
     const fence = worker === undefined ? sql`` : sql`and locked_by = ${worker}`
-    await db.execute(sql`delete from jobs where id = ${anyOf(ids)} ${fence}`)
+    await db.execute(sql`delete from jobs where id = ${anyOf(ids, 'bigint')} ${fence}`)
   },
 
   /** Another try at `retryAt`, or a dead letter when there is none. */
@@ -121,12 +122,12 @@ export const jobSql = {
   async release (db: Executor, ids: number[], worker: string): Promise<void> {
     if (ids.length === 0) return
     await db.execute(sql`update jobs set status = 'ready', attempts = greatest(attempts - 1, 0), locked_by = null, locked_until = null
-      where locked_by = ${worker} and status = 'running' and id = ${anyOf(ids)}`)
+      where locked_by = ${worker} and status = 'running' and id = ${anyOf(ids, 'bigint')}`)
   },
 
   /** Dead letters back to ready, with a fresh count of attempts. */
   async replayDead (db: Executor, queue: string, ids?: number[]): Promise<number> {
-    const only = ids ? sql`and id = ${anyOf(ids)}` : sql``
+    const only = ids ? sql`and id = ${anyOf(ids, 'bigint')}` : sql``
     const result = await db.execute(sql`update jobs set status = 'ready', attempts = 0, run_at = now(), last_error = null
       where queue = ${queue} and status = 'dead' ${only} returning id`)
     return rowsOf(result).length
@@ -155,10 +156,7 @@ async function plannerAsUsual (tx: Executor): Promise<void> {
   await tx.execute(sql`select set_config(name, reset_val, true) from pg_settings where name in ('enable_sort', 'enable_bitmapscan')`)
 }
 
-/** `id = any(…)` over one JSON parameter: one primary-key lookup per id, however many (no statement-sized parameter list). */
-function anyOf (ids: number[]): SQL {
-  return sql`any(array(select value::bigint from json_array_elements_text(${JSON.stringify(ids)}::json)))`
-}
+
 
 function toBytes (payload: Buffer | string): Buffer {
   return typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { messageEvents } from '../../db/schema.js'
+import { anyOf } from './any-of.js'
 import { newId } from './ids.js'
 import type { Executor } from './jobs.js'
 
@@ -67,10 +68,10 @@ export async function recordStatuses (tx: Executor, events: StatusEvent[], optio
   // both lists (seen: 1.5–3.6 s a batch at 20,000 messages). The embedded database has one
   // connection: no one else to wait for.
   if (options.lockRecords) {
-    const wamids = JSON.stringify([...new Set(events.map(event => event.wamid))])
+    const wamids = events.map(event => event.wamid)
     const recordIds = JSON.stringify([...new Set(events.flatMap(event => event.recordId ? [event.recordId] : []))])
     await tx.execute(sql`select id from messages where id = any(array(
-        select named.id from messages named where named.wamid = any(array(select json_array_elements_text(${wamids}::json)))
+        select named.id from messages named where named.wamid = ${anyOf(wamids)}
         union select json_array_elements_text(${recordIds}::json)))
       order by id for update`)
   }

@@ -2,6 +2,7 @@ import { and, desc, eq, gte, inArray, isNull, ne, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { webhookDeliveries, webhookEndpoints, type DeliveryStatus } from '../../db/schema.js'
 import { DELIVERY_QUEUE } from '../events/outbox.js'
+import { anyOf } from './any-of.js'
 import { createBatcher } from './batcher.js'
 import { newId } from './ids.js'
 import { jobSql } from './jobs.js'
@@ -38,7 +39,7 @@ export function webhookStore (db: Database) {
     const rows = rowsOf<{ id: string, status: DeliveryStatus, webhook_id: string, body: string, url: string, secret: string, removed: boolean }>(await db.execute(sql`
       select d.id, d.status, d.webhook_id, d.body, e.url, e.secret, e.removed_at is not null as removed
       from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
-      where d.id = any(array(select json_array_elements_text(${JSON.stringify([...new Set(ids)])}::json)))`))
+      where d.id = ${anyOf(ids)}`))
     const byId = new Map(rows.map(row => [row.id, { id: row.id, status: row.status, webhookId: row.webhook_id, body: row.body, url: row.url, secret: row.secret, endpointRemoved: row.removed }]))
     return ids.map(id => byId.get(id))
   }, { maxBatch: MAX_BATCH })

@@ -8,6 +8,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import postgres from 'postgres'
 import { openEmbedded } from './embedded.js'
+import { withPreparedStatements } from './prepared.js'
 import * as schema from './schema.js'
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
@@ -40,8 +41,8 @@ export function openDatabase (databaseUrl: string | undefined, dataDir: string):
 function openPostgres (url: string): DatabaseHandle {
   // No JIT: the gateway's statements are short, and a large batch (an inbox batch of 25,000
   // statuses) crosses jit_above_cost and spends 1–2 s compiling what runs in milliseconds.
-  const client = postgres(url, { max: 10, onnotice: () => {}, connection: { jit: 'off' } })
-  const db = drizzlePostgres(client, { schema })
+  const client = postgres(url, { max: 10, onnotice: () => {}, connection: { jit: 'off', plan_cache_mode: 'force_custom_plan' } })
+  const db = drizzlePostgres(withPreparedStatements(client), { schema })
   return {
     db,
     kind: 'postgres',

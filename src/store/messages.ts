@@ -19,8 +19,8 @@ interface Failed { id: string, errorCode: string, errorText: string, attempts: n
 const MAX_BATCH = 100
 
 // The hot statements are written out rather than built by drizzle: a batch travels as one JSON
-// parameter (the payload is serialised once, with the rest), the text never changes (postgres.js
-// prepares it once) and no row comes back to be mapped but what the caller needs. bench/RESULTS.md:
+// parameter (the payload is serialised once, with the rest), the text never changes (prepared once
+// per connection, db/prepared.ts) and no row comes back to be mapped but what the caller needs. bench/RESULTS.md:
 // drizzle's query building and row mapping were ~12% of a send's CPU.
 const INSERT_PENDING = statement(`insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, dispatcher_id, client_reference, status)
   select v.id, v.workspace_id, v.api_key_id, v.phone_number_id, v.recipient, v.type, v.payload, v.dispatcher_id, v.client_reference, 'pending'

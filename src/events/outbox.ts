@@ -8,6 +8,11 @@ export const DELIVERY_QUEUE = 'webhook-deliveries'
 /** deliveries a process claims at once, and attempts it has in flight */
 export const OUTBOX_BATCH = 128
 export const OUTBOX_CONCURRENCY = 256
+/**
+ * attempts to one endpoint in flight at once: an endpoint that hangs holds at most these slots
+ * (each until DELIVERY_TIMEOUT_MS), and the others' events go past its backlog
+ */
+export const ENDPOINT_IN_FLIGHT = 192
 
 /** CONTRACT.md 10's event types; `webhook.test` is the dashboard's "send test event" (sent to one endpoint only). */
 export const EVENT_TYPES = ['message.queued', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'message.received', 'template.updated'] as const
@@ -49,7 +54,8 @@ export async function subscribers (tx: Tx, workspaceIds: string[]): Promise<Subs
 
 /**
  * The transactional outbox: inside the caller's transaction, one delivery row per subscribed
- * endpoint and one job per delivery, so an event exists exactly when its change committed.
+ * endpoint and one job per delivery (grouped by endpoint: plugins/events.ts caps each endpoint's
+ * attempts in flight), so an event exists exactly when its change committed.
  * Two statements however many events (one when the caller passes the `subscribers`). Returns the
  * ids of the deliveries created.
  */
@@ -75,7 +81,7 @@ export async function emitEvents (tx: Tx, events: OutgoingEvent[], subscribed?: 
       insert into webhook_deliveries (id, endpoint_id, workspace_id, type, webhook_id, body, next_attempt_at)
       select v.id, v.endpoint_id, v.workspace_id, v.type, v.webhook_id, v.body, now()
       from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, endpoint_id text, workspace_id text, type text, webhook_id text, body text)
-      returning id)
-    insert into jobs (queue, payload) select ${DELIVERY_QUEUE}, convert_to(id, 'UTF8') from delivery order by id`)
+      returning id, endpoint_id)
+    insert into jobs (queue, group_key, payload) select ${DELIVERY_QUEUE}, endpoint_id, convert_to(id, 'UTF8') from delivery order by id`)
   return rows.map(row => row.id)
 }

@@ -2,6 +2,7 @@ import { INBOX_QUEUE as INTAKE_QUEUE } from '../webhooks/inbox.js'
 import { sql } from 'drizzle-orm'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { rowsOf, type Database } from '../../db/client.js'
+import { DELIVERY_QUEUE } from '../events/outbox.js'
 
 
 /**
@@ -32,7 +33,9 @@ export function createMetrics (db: Database) {
     depth.reset(); oldest.reset(); intakeLag.set(0)
     const oldestOf = new Map<string, number>()
     for (const row of jobs) {
-      depth.set({ queue: row.queue, phone_number_id: row.group_key ?? '' }, row.count)
+      // a group is a sending number, but for outgoing deliveries, grouped by endpoint (not a label here)
+      const labels = { queue: row.queue, phone_number_id: row.queue === DELIVERY_QUEUE ? '' : row.group_key ?? '' }
+      depth.inc(labels, row.count)
       oldestOf.set(row.queue, Math.max(oldestOf.get(row.queue) ?? 0, Number(row.oldest)))
     }
     for (const [queue, seconds] of oldestOf) oldest.set({ queue }, seconds)

@@ -77,8 +77,9 @@ export const jobSql = {
    * attempt may safely do. `= any(array(…))` runs the claim once; as `in (…)` the planner may
    * join it and claim again for every row of the table (seen: 12–40 s per claim, 20,000 jobs).
    */
-  async lease (db: Pick<Database, 'transaction'>, queue: string, options: { worker: string, leaseMs: number, limit: number, groupKey?: string }): Promise<Job[]> {
+  async lease (db: Pick<Database, 'transaction'>, queue: string, options: { worker: string, leaseMs: number, limit: number, groupKey?: string, skipGroups?: string[] }): Promise<Job[]> {
     const group = options.groupKey === undefined ? sql`` : sql`and group_key = ${options.groupKey}`
+    const skipped = options.skipGroups?.length ? sql`and (group_key is null or not (group_key = ${anyOf(options.skipGroups)}))` : sql``
     const result = await db.transaction(async tx => {
       await walkInOrder(tx)
       return await tx.execute(sql`
@@ -86,7 +87,7 @@ export const jobSql = {
           locked_until = now() + ${options.leaseMs} * interval '1 millisecond'
         where id = any(array(
           select id from jobs
-          where queue = ${queue} ${group} and status <> 'dead'
+          where queue = ${queue} ${group} ${skipped} and status <> 'dead'
             and ((status = 'ready' and run_at <= now()) or (status = 'running' and locked_until < now()))
           order by id limit ${options.limit} for update skip locked))
         returning ${COLUMNS}`)

@@ -111,12 +111,12 @@ export function webhookStore (db: Database) {
       if (where.workspaceId) scope.push(eq(webhookDeliveries.workspaceId, where.workspaceId))
       return await db.transaction(async tx => {
         const rows = await tx.update(webhookDeliveries).set({ status: 'pending', nextAttemptAt: new Date(), deliveredAt: null })
-          .where(and(...scope, ne(webhookDeliveries.status, 'pending'))).returning({ id: webhookDeliveries.id })
+          .where(and(...scope, ne(webhookDeliveries.status, 'pending'))).returning({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId })
         if (rows.length === 0) return 0
         const ids = rows.map(row => row.id)
         // the dead letters these replace
-        await tx.execute(sql`delete from jobs where queue = ${DELIVERY_QUEUE} and status = 'dead' and convert_from(payload, 'UTF8') in (${sql.join(ids.map(id => sql`${id}`), sql`, `)})`)
-        await jobSql.enqueue(tx, ids.map(id => ({ queue: DELIVERY_QUEUE, payload: id })))
+        await tx.execute(sql`delete from jobs where queue = ${DELIVERY_QUEUE} and status = 'dead' and convert_from(payload, 'UTF8') = ${anyOf(ids)}`)
+        await jobSql.enqueue(tx, rows.map(row => ({ queue: DELIVERY_QUEUE, groupKey: row.endpointId, payload: row.id })))
         return ids.length
       })
     },

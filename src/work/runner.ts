@@ -28,6 +28,13 @@ export interface LeasedOptions extends TaskOptions {
   concurrency: number
   /** how long a process holds a job before another may take it over; renewed while it works */
   leaseMs?: number
+  /**
+   * Jobs of one group (their `groupKey`) worked on at once by this process, at least `batch`: a
+   * group that hangs (a customer's endpoint that never answers) holds at most this many of the
+   * `concurrency` slots, and the claims pass over its waiting jobs to the other groups'. Jobs
+   * without a group are not counted.
+   */
+  perGroup?: number
 }
 
 export interface WorkRunner {
@@ -153,6 +160,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
         return ids.map(() => undefined)
       }, { maxBatch: 500 })
       const inFlight = new Set<number>()
+      const groups = groupCounter(options.perGroup, options.batch)
       const renewal = setInterval(() => {
         jobSql.renew(db, worker, [...inFlight], leaseMs).catch(error => log.error({ queue: name, err: (error as Error).message }, 'could not renew job leases'))
       }, leaseMs / 3).unref()
@@ -163,9 +171,10 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
         if (room <= 0 || (inFlight.size > 0 && room < Math.min(options.batch, options.concurrency))) return false
         const limit = Math.min(room, options.batch)
         if (!await jobSql.anyClaimable(db, name, true)) return false
-        const jobs = await jobSql.lease(db, name, { worker, leaseMs, limit })
+        const jobs = await jobSql.lease(db, name, { worker, leaseMs, limit, skipGroups: groups.crowded() })
         for (const job of jobs) {
           inFlight.add(job.id)
+          groups.add(job.groupKey)
           const done = (async () => {
             try {
               await task(job)
@@ -174,6 +183,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
               await retryOrBury(job, error, options, worker).catch(failure => log.error({ queue: name, jobId: job.id, err: (failure as Error).message }, 'could not record a job failure'))
             } finally {
               inFlight.delete(job.id)
+              groups.remove(job.groupKey)
               if (!stopping) run(queues.get(name)!)
             }
           })()
@@ -206,6 +216,28 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
       const underWay = [...queues.values()].map(queue => queue.running).filter(Boolean)
       for (const leased of leasedWork.values()) { clearInterval(leased.renewal); underWay.push(...leased.settled) }
       await Promise.race([Promise.allSettled(underWay), new Promise(resolve => setTimeout(resolve, graceMs).unref())])
+    }
+  }
+}
+
+/**
+ * Jobs in flight per group. A group is passed over by the claims while it has less room than one
+ * claim may bring (`claim`): so no group ever goes past its limit, and no job is claimed only to be
+ * given back.
+ */
+function groupCounter (limit: number | undefined, claim: number) {
+  if (limit !== undefined && limit < claim) throw new Error(`perGroup (${limit}) must be at least the batch (${claim})`)
+  const counts = new Map<string, number>()
+  return {
+    crowded: (): string[] => limit === undefined ? [] : [...counts].filter(([, count]) => limit - count < claim).map(([group]) => group),
+    add (group: string | null): void {
+      if (limit !== undefined && group !== null) counts.set(group, (counts.get(group) ?? 0) + 1)
+    },
+    remove (group: string | null): void {
+      if (limit === undefined || group === null) return
+      const count = (counts.get(group) ?? 1) - 1
+      if (count <= 0) counts.delete(group)
+      else counts.set(group, count)
     }
   }
 }

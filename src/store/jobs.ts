@@ -24,9 +24,11 @@ export interface Job {
   createdAt: Date
 }
 
-interface JobRow { id: string | number, queue: string, group_key: string | null, payload: Uint8Array, attempts: number, created_at: string | Date }
+interface JobRow { id: string | number, queue: string, group_key: string | null, payload: string, attempts: number, created_at: string | Date }
 
-const COLUMNS = sql.raw('id, queue, group_key, payload, attempts, created_at')
+// The payload comes back in base64 (Node decodes it natively, line breaks included): as bytea the
+// embedded driver parses its hex text a byte at a time in JavaScript, 11% of the intake's CPU.
+const COLUMNS = sql.raw('id, queue, group_key, encode(payload, \'base64\') as payload, attempts, created_at')
 
 /** The SQL of the durable-work runner (src/work/runner.ts): enqueue, claim, settle, replay. */
 export const jobSql = {
@@ -164,5 +166,5 @@ function toBytes (payload: Buffer | string): Buffer {
 }
 
 function toJob (row: JobRow): Job {
-  return { id: Number(row.id), queue: row.queue, groupKey: row.group_key, payload: Buffer.from(row.payload), attempts: row.attempts, createdAt: new Date(row.created_at) }
+  return { id: Number(row.id), queue: row.queue, groupKey: row.group_key, payload: Buffer.from(row.payload, 'base64'), attempts: row.attempts, createdAt: new Date(row.created_at) }
 }

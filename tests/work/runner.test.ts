@@ -49,12 +49,14 @@ describe('durable work: transactional batches', () => {
   it('keeps bytes exactly as given, including ones no text column accepts', async () => {
     const work = runner()
     const bytes = Buffer.from([0x7b, 0x00, 0xff, 0xfe, 0x5c, 0x75, 0x64, 0x38, 0x30, 0x30, 0x7d])
-    let received: Buffer | undefined
-    work.defineBatch('bytes', { batch: 10, pollMs: 20 }, async jobs => { received = jobs[0].payload })
-    await work.enqueue([{ queue: 'bytes', payload: bytes }])
+    // long enough for PostgreSQL's base64 to break lines (76 characters)
+    const long = Buffer.from(Array.from({ length: 1000 }, (_, index) => (index * 37) % 256))
+    let received: Buffer[] | undefined
+    work.defineBatch('bytes', { batch: 10, pollMs: 20 }, async jobs => { received = jobs.map(job => job.payload) })
+    await work.enqueue([{ queue: 'bytes', payload: bytes }, { queue: 'bytes', payload: long }])
     work.start()
     await waitFor(async () => received)
-    expect(received!.equals(bytes)).toBe(true)
+    expect(received!.map(payload => payload.toString('hex'))).toEqual([bytes.toString('hex'), long.toString('hex')])
   })
 
   it('splits a failing batch: the good jobs commit, the bad one rolls back alone, retries with backoff, then becomes a dead letter that can be replayed', async () => {

@@ -15,11 +15,12 @@ export default fp(async function events (app) {
   const backoffMs = scheduleBackoff(schedule)
   const maxAttempts = 1 + schedule.length
   app.work.defineLeased(DELIVERY_QUEUE, {
-    // claims of 128 make fewer, fuller statements (the attempts of a claim settle together):
-    // measured 3,155 events/s against 2,032 with claims of 32 and 128 in flight (bench/RESULTS.md)
+    // claims of 128 make fewer, fuller statements (the attempts of a claim settle together), and
+    // 512 in flight keep a claim's database steps overlapping with the previous claims' requests
+    // (bench/RESULTS.md, round 6: 3,200–3,400 → 4,000–4,200 events/s with 256)
     batch: OUTBOX_BATCH,
     concurrency: OUTBOX_CONCURRENCY,
-    // jobs are grouped by endpoint: one that hangs leaves the other endpoints 64 slots
+    // jobs are grouped by endpoint: one that hangs leaves the other endpoints 128 slots
     perGroup: ENDPOINT_IN_FLIGHT,
     // longer than an attempt may take, so a live holder never loses its job to another process
     leaseMs: DELIVERY_TIMEOUT_MS + 2000,

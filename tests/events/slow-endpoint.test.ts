@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rowsOf } from '../../db/client.js'
-import { emitEvents, ENDPOINT_IN_FLIGHT, outboxCommitted } from '../../src/events/outbox.js'
+import { emitEvents, ENDPOINT_IN_FLIGHT, OUTBOX_CONCURRENCY, outboxCommitted } from '../../src/events/outbox.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'
 import { waitFor } from '../helpers/wait.js'
 import { subscribe } from './helpers.js'
@@ -32,11 +32,14 @@ describe('outgoing webhooks: an endpoint that hangs does not hold up the others'
     workspaceId, endpointId, type: 'webhook.test' as const, data: { index }
   }))
 
-  it('delivers to a healthy endpoint at once while 400 earlier events wait on one that hangs', async () => {
+  // more than a process has attempt slots, so that without a cap they would take every one
+  const BACKLOG = OUTBOX_CONCURRENCY + 100
+
+  it('delivers to a healthy endpoint at once while a backlog of earlier events waits on one that hangs', async () => {
     const slow = await subscribe(gateway.app, workspaceId, hanging.url)
     const fast = await subscribe(gateway.app, workspaceId, healthy.url)
     // the hanging endpoint's events first: their jobs come first in claim order
-    await gateway.app.database.db.transaction(async tx => await emitEvents(tx, testEvents(slow.id, 400)))
+    await gateway.app.database.db.transaction(async tx => await emitEvents(tx, testEvents(slow.id, BACKLOG)))
     await gateway.app.database.db.transaction(async tx => await emitEvents(tx, testEvents(fast.id, 5)))
     const emittedAt = Date.now()
     outboxCommitted()

@@ -102,7 +102,10 @@ export async function recordStatuses (tx: Executor, events: StatusEvent[], optio
           when b.failed and ${RANK} <= 1 then 'failed'
           when b.rank > ${RANK} then (array['sent', 'delivered', 'read'])[b.rank]
         end as new_status
+      -- the records through their primary key: as a plain join the planner reads the whole table
+      -- once it is a few thousand rows (it estimates 100 rows of best whatever the batch)
       from best b join messages m on m.id = b.message_id
+      where m.id = any(array(select message_id from best))
     ), moved as (
       update messages m set
         status = coalesce(d.new_status, m.status),

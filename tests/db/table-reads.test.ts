@@ -1,0 +1,59 @@
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { rowsOf } from '../../db/client.js'
+import { defaultAccount } from '../../src/sandbox/emulator/index.js'
+import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
+import { waitFor } from '../helpers/wait.js'
+import { subscribe } from '../events/helpers.js'
+import { startReceiver, type Receiver } from '../events/receiver.js'
+
+const SEEDED = 5000
+const SENDS = 60
+
+// A statement that finds its rows by joining a list to a table may be planned as a read of the whole
+// table once the table holds a few thousand rows: fast in a test, a full scan per batch in
+// production. Sends, their status webhooks and their events run here over tables holding SEEDED
+// rows each, and PostgreSQL's own counters show how many rows whole-table reads returned.
+describe.runIf(process.env.TEST_DATABASE_URL)('hot statements find their rows through indexes (PostgreSQL)', () => {
+  let gateway: TestGateway
+  let workspace: ConnectedWorkspace
+  let receiver: Receiver
+
+  beforeAll(async () => {
+    gateway = await startGateway({ env: { WEBHOOKS_ALLOW_PRIVATE: 'true' } })
+    workspace = await connectedWorkspace(gateway)
+    receiver = await startReceiver()
+    const endpoint = await subscribe(gateway.app, workspace.workspaceId, receiver.url)
+    const { db } = gateway.app.database
+    const numberId = defaultAccount().phoneNumbers[0].id
+    await db.execute(sql`insert into messages (id, workspace_id, phone_number_id, recipient, type, payload, status, wamid, attempts)
+      select 'msg_seed' || n, ${workspace.workspaceId}, ${numberId}, '15550001111', 'text', '{}', 'read', 'wamid.seed' || n, 1
+      from generate_series(1, ${SEEDED}) as n`)
+    await db.execute(sql`insert into webhook_deliveries (id, endpoint_id, workspace_id, type, webhook_id, body, status, attempts, delivered_at)
+      select 'whd_seed' || n, ${endpoint.id}, ${workspace.workspaceId}, 'message.read', 'whmsg_seed' || n, '{}', 'delivered', 1, now()
+      from generate_series(1, ${SEEDED}) as n`)
+    // as autovacuum leaves tables after such a load
+    await db.execute(sql`analyze`)
+    await db.execute(sql`select pg_stat_reset()`)
+  })
+  afterAll(async () => {
+    await gateway.close()
+    await receiver.close()
+  })
+
+  it('sends, applies their statuses and delivers their events without reading a whole table', async () => {
+    const answers = await Promise.all(Array.from({ length: SENDS }, async (_, index) => await gateway.app.inject({
+      method: 'POST', url: '/api/messages.php', headers: { authorization: workspace.authorization }, payload: { to: `1555120${String(index).padStart(4, '0')}`, body: 'reads' }
+    })))
+    expect(answers.map(answer => answer.statusCode)).toEqual(answers.map(() => 200))
+    // sent, delivered and read for each, delivered to the receiver
+    await waitFor(async () => receiver.received.length >= SENDS * 3, { what: 'every event delivered', timeoutMs: 20_000 })
+    await gateway.emulator.idle()
+    await waitFor(async () => (await gateway.app.webhooks.deliveries(workspace.workspaceId, { status: 'pending' })).length === 0, { what: 'outbox drained' })
+    // each backend reports its counters within a second of going idle
+    await new Promise(resolve => setTimeout(resolve, 1500))
+    const reads = rowsOf<{ relname: string, seq_tup_read: number }>(await gateway.app.database.db.execute(sql`
+      select relname, seq_tup_read::int from pg_stat_user_tables where relname in ('messages', 'webhook_deliveries')`))
+    expect(Object.fromEntries(reads.map(row => [row.relname, row.seq_tup_read < SEEDED]))).toEqual({ messages: true, webhook_deliveries: true })
+  })
+})

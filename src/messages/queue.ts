@@ -8,6 +8,7 @@ import { jobSql, type Job } from '../store/jobs.js'
 import type { MessageRecord, MessageStore } from '../store/messages.js'
 import type { QueueDrainerStore } from '../store/queue-drainers.js'
 import { QUEUED_SENDS, type QueuedSendStore } from '../store/queued-sends.js'
+import { IDLE_POLL_MAX_MS } from '../work/runner.js'
 import { drainNumber, type NumberDrain } from './number-drain.js'
 
 export interface QueueDeps {
@@ -49,13 +50,17 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
   let polling: Promise<void> | undefined
   let stopped = false
   let tookOver = !deps.singleProcess
+  // nothing to drain: the next look comes later and later, up to IDLE_POLL_MAX_MS (a hand-over in this process wakes it at once)
+  let idleDelayMs = deps.pollMs
 
-  async function poll (): Promise<void> {
+  /** Starts a drain for each number with queued sends and none yet; whether any number had any. */
+  async function poll (): Promise<boolean> {
     if (!tookOver) {
       await deps.drainers.takeOverAll(QUEUED_SENDS, deps.worker)
       tookOver = true
     }
-    for (const numberId of await deps.drainers.numbersWithWork(QUEUED_SENDS)) {
+    const numbers = await deps.drainers.numbersWithWork(QUEUED_SENDS)
+    for (const numberId of numbers) {
       if (stopped || drains.has(numberId)) continue
       if (!await deps.drainers.take(numberId, deps.worker, deps.leaseMs)) continue
       const number = await deps.connections.activeNumber(numberId)
@@ -67,14 +72,17 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
         deps.drainers.release(numberId, deps.worker).catch(error => deps.log.error({ err: (error as Error).message }, 'could not release a queue drain lease'))
       })
     }
+    return numbers.length > 0
   }
 
   function schedule (delayMs: number): void {
     if (stopped) return
     clearTimeout(timer)
     timer = setTimeout(() => {
-      polling ??= poll().catch(error => { deps.log.error({ err: (error as Error).message }, 'queued sends: poll failed') })
-        .finally(() => { polling = undefined; schedule(deps.pollMs) })
+      polling ??= poll()
+        .then(found => { idleDelayMs = found ? deps.pollMs : Math.min(idleDelayMs * 2, Math.max(deps.pollMs, IDLE_POLL_MAX_MS)) })
+        .catch(error => { deps.log.error({ err: (error as Error).message }, 'queued sends: poll failed') })
+        .finally(() => { polling = undefined; schedule(idleDelayMs) })
     }, delayMs).unref()
   }
 
@@ -119,6 +127,7 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
       renewal = setInterval(() => { renew().catch(error => deps.log.error({ err: (error as Error).message }, 'queued sends: lease renewal failed')) }, deps.leaseMs / 3).unref()
     },
     wake () {
+      idleDelayMs = deps.pollMs
       schedule(0)
     },
     async stop () {

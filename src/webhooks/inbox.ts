@@ -36,7 +36,8 @@ export interface Inbox {
 
 // Bigger batches amortise the transaction; at 256 one batch stays within tens of ms (bench/RESULTS.md).
 const BATCH = 256
-// Effects visible within 2 s (CONTRACT.md 3): an enqueue in this process wakes the worker at once, the poll covers the others.
+// Effects visible within 2 s (CONTRACT.md 3): an enqueue in this process wakes the worker at once, the poll
+// (every 100 ms, backing off to 1 s while idle) covers the others.
 const POLL_MS = 100
 const GATHER_MS = 50
 // PostgreSQL: inserts on several connections share the wait for the WAL flush (its own group commit)

@@ -156,3 +156,33 @@ describe.runIf(process.env.TEST_DATABASE_URL)('durable work: several processes o
     expect([...seen.values()].every(count => count === 1)).toBe(true)
   })
 })
+
+describe('durable work: idle queues', () => {
+  it('looks less and less often while idle, at most once a second, and a wake still brings work at once', async () => {
+    const looks: number[] = []
+    const anyClaimable = jobSql.anyClaimable
+    jobSql.anyClaimable = async (...args) => {
+      if (args[1] === 'idle') looks.push(Date.now())
+      return await anyClaimable(...args)
+    }
+    try {
+      const work = runner()
+      const worked: number[] = []
+      work.defineBatch('idle', { batch: 10, pollMs: 50 }, async jobs => { worked.push(...jobs.map(() => Date.now())) })
+      work.start()
+      await new Promise(resolve => setTimeout(resolve, 3000))
+      // at 50 ms a busy queue would have looked 60 times; doubling to 1 s, it looks about 8 times
+      expect(looks.length).toBeGreaterThanOrEqual(4)
+      expect(looks.length).toBeLessThanOrEqual(12)
+      const gaps = looks.slice(1).map((at, index) => at - looks[index])
+      expect(Math.max(...gaps)).toBeLessThan(1500)
+      const enqueuedAt = Date.now()
+      await work.enqueue([{ queue: 'idle', payload: 'now' }])
+      work.wake('idle')
+      await waitFor(async () => worked.length === 1, { what: 'the woken job' })
+      expect(worked[0] - enqueuedAt).toBeLessThan(500)
+    } finally {
+      jobSql.anyClaimable = anyClaimable
+    }
+  })
+})

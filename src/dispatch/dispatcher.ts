@@ -47,21 +47,12 @@ export type Dispatch = (record: MessageRecord, options: DispatchOptions) => Prom
  * Rejects with the error to answer: 502 for the upstream's failure, 503 when nothing could be sent.
  */
 export function createDispatcher (deps: DispatchDeps): Dispatch {
-  // Decrypted once per connection object: the read cache hands out the same one for its lifetime,
-  // and the plaintext goes with it (a decryption was ~5% of a send's CPU).
-  const tokens = new WeakMap<Connection, string>()
-  function tokenOf (connection: Connection): string {
-    let token = tokens.get(connection)
-    if (token === undefined) tokens.set(connection, token = deps.cipher.decrypt(connection.accessToken))
-    return token
-  }
-
   async function paced (record: MessageRecord, options: DispatchOptions, deadline: number): Promise<Outcome> {
     const run = deps.inFlight.start({ deadline, signal: options.signal, yieldsToShutdown: options.queued !== undefined })
     try {
       const { queued } = options
       if (!queued && record.dispatcherId !== deps.dispatcherId) await deps.messages.claim(record.id, deps.dispatcherId)
-      const token = tokenOf(options.connection)
+      const token = deps.cipher.decrypt(options.connection.accessToken)
       let claimed = !queued
       return await attemptUntilDone({
         pacer: deps.pacer,

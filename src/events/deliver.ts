@@ -52,19 +52,6 @@ export interface DeliveryDeps {
  * sending twice is what at-least-once means, and the same webhook-id lets the receiver tell.
  */
 export function deliveryTask (deps: DeliveryDeps) {
-  // An endpoint's secret is decrypted once per process, not once per event: keyed by its ciphertext,
-  // so a rotated secret (a new ciphertext) is never served stale.
-  const keys = new Map<string, Buffer>()
-  function keyOf (encrypted: string): Buffer {
-    let key = keys.get(encrypted)
-    if (!key) {
-      if (keys.size >= 1000) keys.clear()
-      key = signingKey(deps.cipher.decrypt(encrypted))
-      keys.set(encrypted, key)
-    }
-    return key
-  }
-
   return async function deliverEvent (job: Job): Promise<void> {
     const delivery = await deps.webhooks.forAttempt(job.payload.toString('utf8'))
     if (!delivery || delivery.status !== 'pending') return
@@ -80,7 +67,7 @@ export function deliveryTask (deps: DeliveryDeps) {
       if (answer.error !== null && !final) throw new Error(answer.error)
     }
     if (delivery.endpointRemoved) return await settle({ responseStatus: null, error: 'endpoint removed' })
-    await settle(await attempt(deps, delivery.url, keyOf(delivery.secret), delivery.webhookId, delivery.body))
+    await settle(await attempt(deps, delivery.url, signingKey(deps.cipher.decrypt(delivery.secret)), delivery.webhookId, delivery.body))
   }
 }
 

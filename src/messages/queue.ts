@@ -8,7 +8,7 @@ import { jobSql, type Job } from '../store/jobs.js'
 import type { MessageRecord, MessageStore } from '../store/messages.js'
 import type { QueueDrainerStore } from '../store/queue-drainers.js'
 import { QUEUED_SENDS, type QueuedSendStore } from '../store/queued-sends.js'
-import { IDLE_POLL_MAX_MS } from '../work/runner.js'
+import { idlePolls } from '../work/backoff.js'
 import { drainNumber, type NumberDrain } from './number-drain.js'
 
 export interface QueueDeps {
@@ -50,8 +50,8 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
   let polling: Promise<void> | undefined
   let stopped = false
   let tookOver = !deps.singleProcess
-  // nothing to drain: the next look comes later and later, up to IDLE_POLL_MAX_MS (a hand-over in this process wakes it at once)
-  let idleDelayMs = deps.pollMs
+  // nothing to drain: the next look comes later and later (a hand-over in this process wakes it at once)
+  const polls = idlePolls(deps.pollMs)
 
   /** Starts a drain for each number with queued sends and none yet; whether any number had any. */
   async function poll (): Promise<boolean> {
@@ -80,9 +80,9 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
     clearTimeout(timer)
     timer = setTimeout(() => {
       polling ??= poll()
-        .then(found => { idleDelayMs = found ? deps.pollMs : Math.min(idleDelayMs * 2, Math.max(deps.pollMs, IDLE_POLL_MAX_MS)) })
+        .then(found => { polls.after(found) })
         .catch(error => { deps.log.error({ err: (error as Error).message }, 'queued sends: poll failed') })
-        .finally(() => { polling = undefined; schedule(idleDelayMs) })
+        .finally(() => { polling = undefined; schedule(polls.delayMs) })
     }, delayMs).unref()
   }
 
@@ -127,7 +127,7 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
       renewal = setInterval(() => { renew().catch(error => deps.log.error({ err: (error as Error).message }, 'queued sends: lease renewal failed')) }, deps.leaseMs / 3).unref()
     },
     wake () {
-      idleDelayMs = deps.pollMs
+      polls.reset()
       schedule(0)
     },
     async stop () {

@@ -11,3 +11,26 @@ export function exponentialBackoff (attempt: number): number {
 export function scheduleBackoff (delaysMs: number[]): (attempt: number) => number {
   return attempt => delaysMs[Math.min(attempt, delaysMs.length) - 1] ?? delaysMs[delaysMs.length - 1] ?? BASE_MS
 }
+
+// An idle poller looks less and less often, doubling up to this: work enqueued in this process wakes
+// its poller at once, so the polls only find another process's work, retries come due and leases
+// that ran out. At the embedded default, the idle polls (inbox, outbox, queued sends) were 7% of a core.
+export const IDLE_POLL_MAX_MS = 1000
+
+/** The delays of a poller: its interval while it finds work, doubling up to IDLE_POLL_MAX_MS while it finds none. */
+export function idlePolls (pollMs: number) {
+  let delayMs = pollMs
+  return {
+    /** the delay before the next look */
+    get delayMs (): number { return delayMs },
+    /** the delay before the next look, after one that found work or not */
+    after (foundWork: boolean): number {
+      delayMs = foundWork ? pollMs : Math.min(delayMs * 2, Math.max(pollMs, IDLE_POLL_MAX_MS))
+      return delayMs
+    },
+    /** back to the interval (a wake: there is work) */
+    reset (): void {
+      delayMs = pollMs
+    }
+  }
+}

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../db/client.js'
 import { createBatcher } from '../store/batcher.js'
 import { jobSql, type Job, type NewJob } from '../store/jobs.js'
-import { exponentialBackoff } from './backoff.js'
+import { exponentialBackoff, idlePolls } from './backoff.js'
 
 export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0]
 
@@ -61,15 +61,10 @@ interface Queue {
   running: Promise<void> | undefined
   timer: NodeJS.Timeout | undefined
   again: boolean
-  /** rounds in a row that found nothing claimable */
-  idleRounds: number
+  polls: ReturnType<typeof idlePolls>
 }
 
 const DEFAULT_POLL_MS = 250
-// An idle queue looks less and less often, doubling up to this: work enqueued in this process wakes
-// its queue at once, so the polls only find another process's jobs, retries come due and leases
-// that ran out. At the embedded default, the idle polls (inbox, outbox, queued sends) were 7% of a core.
-export const IDLE_POLL_MAX_MS = 1000
 const DEFAULT_LEASE_MS = 30_000
 
 /**
@@ -98,11 +93,6 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
     queue.timer = setTimeout(() => run(queue), delayMs).unref()
   }
 
-  function idlePollMs (queue: Queue): number {
-    if (queue.idleRounds === 0) return queue.pollMs
-    return Math.min(queue.pollMs * 2 ** Math.min(queue.idleRounds, 16), Math.max(queue.pollMs, IDLE_POLL_MAX_MS))
-  }
-
   function run (queue: Queue): void {
     if (queue.running) { queue.again = true; return }
     queue.running = (async () => {
@@ -113,16 +103,16 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
         log.error({ queue: queue.name, err: (error as Error).message }, 'work round failed')
       }
       queue.running = undefined
-      queue.idleRounds = found === 'idle' && !queue.again ? queue.idleRounds + 1 : 0
+      const delayMs = queue.polls.after(found !== 'idle' || queue.again)
       const again = found === 'full' || queue.again
       queue.again = false
-      schedule(queue, again ? 0 : idlePollMs(queue))
+      schedule(queue, again ? 0 : delayMs)
     })()
   }
 
   function add (name: string, pollMs: number | undefined, round: () => Promise<Round>): void {
     if (queues.has(name)) throw new Error(`work queue ${name} is defined twice`)
-    const queue: Queue = { name, pollMs: pollMs ?? DEFAULT_POLL_MS, round, running: undefined, timer: undefined, again: false, idleRounds: 0 }
+    const queue: Queue = { name, pollMs: pollMs ?? DEFAULT_POLL_MS, round, running: undefined, timer: undefined, again: false, polls: idlePolls(pollMs ?? DEFAULT_POLL_MS) }
     queues.set(name, queue)
     if (started) run(queue)
   }
@@ -220,7 +210,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
     wake (name) {
       const queue = queues.get(name)
       if (!queue || !started || stopping) return
-      queue.idleRounds = 0
+      queue.polls.reset()
       run(queue)
     },
 

@@ -41,7 +41,10 @@ export function openDatabase (databaseUrl: string | undefined, dataDir: string):
 function openPostgres (url: string): DatabaseHandle {
   // No JIT: the gateway's statements are short, and a large batch (an inbox batch of 25,000
   // statuses) crosses jit_above_cost and spends 1–2 s compiling what runs in milliseconds.
-  const client = postgres(url, { max: 10, onnotice: () => {}, connection: { jit: 'off', plan_cache_mode: 'force_custom_plan' } })
+  // No sequential scan where an index can serve: prepared statements keep the plan made for them,
+  // often while a table was nearly empty, when a whole-table read looked cheapest; the same plan
+  // read the whole table again for every batch once it held thousands of rows (docs/decisions.md).
+  const client = postgres(url, { max: 10, onnotice: () => {}, connection: { jit: 'off', enable_seqscan: 'off' } })
   const db = drizzlePostgres(withPreparedStatements(client), { schema })
   return {
     db,

@@ -70,14 +70,14 @@ export function serve (commands: Commands, ready: unknown): void {
   process.send!({ ready })
 }
 
-/** The process's resident set size, sampled every 20 ms so a short peak is not missed. */
+/** The process's resident set size, sampled every 20 ms so a short peak is not missed (`memoryUsage.rss()`: the full `memoryUsage()` walks the heap spaces, 1% of a gateway's CPU at this rate). */
 export function rssSampler () {
-  let peak = process.memoryUsage().rss
-  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 20)
+  let peak = process.memoryUsage.rss()
+  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()) }, 20)
   timer.unref()
   return {
-    now: () => process.memoryUsage().rss,
-    peak: () => Math.max(peak, process.memoryUsage().rss),
-    resetPeak: () => { peak = process.memoryUsage().rss }
+    now: () => process.memoryUsage.rss(),
+    peak: () => Math.max(peak, process.memoryUsage.rss()),
+    resetPeak: () => { peak = process.memoryUsage.rss() }
   }
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, inArray, isNull, ne, sql } from 'drizzle-orm'
+import { and, desc, eq, gte, isNull, ne, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { webhookDeliveries, webhookEndpoints, type DeliveryStatus } from '../../db/schema.js'
 import { DELIVERY_QUEUE } from '../events/outbox.js'
@@ -121,13 +121,6 @@ export function webhookStore (db: Database) {
         await jobSql.enqueue(tx, rows.map(row => ({ queue: DELIVERY_QUEUE, groupKey: row.endpointId, payload: row.id })))
         return ids.length
       })
-    },
-
-    /** Counts by status, for /metrics and the dashboard. */
-    async pendingCount (workspaceIds?: string[]): Promise<number> {
-      const where = workspaceIds ? and(eq(webhookDeliveries.status, 'pending'), inArray(webhookDeliveries.workspaceId, workspaceIds)) : eq(webhookDeliveries.status, 'pending')
-      const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(webhookDeliveries).where(where)
-      return row.count
     }
   }
 }

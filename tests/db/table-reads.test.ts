@@ -18,15 +18,16 @@ describe.runIf(process.env.TEST_DATABASE_URL)('hot statements find their rows th
   let gateway: TestGateway
   let workspace: ConnectedWorkspace
   let receiver: Receiver
+  let endpointId: string
 
-  async function start (): Promise<{ endpointId: string }> {
+  async function start (): Promise<void> {
     gateway = await startGateway({ env: { WEBHOOKS_ALLOW_PRIVATE: 'true' } })
     workspace = await connectedWorkspace(gateway)
     receiver = await startReceiver()
-    return { endpointId: (await subscribe(gateway.app, workspace.workspaceId, receiver.url)).id }
+    endpointId = (await subscribe(gateway.app, workspace.workspaceId, receiver.url)).id
   }
 
-  async function seed (endpointId: string): Promise<void> {
+  async function seed (): Promise<void> {
     const { db } = gateway.app.database
     const numberId = defaultAccount().phoneNumbers[0].id
     await db.execute(sql`insert into messages (id, workspace_id, phone_number_id, recipient, type, payload, status, wamid, attempts)
@@ -58,12 +59,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)('hot statements find their rows th
   }
 
   afterEach(async () => {
-    await gateway.close()
-    await receiver.close()
+    await gateway?.close()
+    await receiver?.close()
   })
 
   it('with statistics taken after the tables filled', async () => {
-    await seed((await start()).endpointId)
+    await start()
+    await seed()
     // as autovacuum leaves tables after such a load
     await gateway.app.database.db.execute(sql`analyze`)
     await gateway.app.database.db.execute(sql`select pg_stat_reset()`)
@@ -75,10 +77,10 @@ describe.runIf(process.env.TEST_DATABASE_URL)('hot statements find their rows th
   // statistics change: a plan chosen while a table was nearly empty must still find rows by index
   // once it is full and autovacuum has not yet analysed it.
   it('with plans made while the tables were nearly empty', async () => {
-    const { endpointId } = await start()
+    await start()
     await sendAndDeliver(1)
     await sendAndDeliver(2)
-    await seed(endpointId)
+    await seed()
     await gateway.app.database.db.execute(sql`select pg_stat_reset()`)
     await sendAndDeliver(3)
     expect(await wholeTableReads()).toEqual({ messages: false, webhook_deliveries: false })

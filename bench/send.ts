@@ -29,6 +29,12 @@ async function subjects (emulatorUrl: string): Promise<Subject[]> {
   if (postgres) {
     const database = await createPostgresDatabase(postgres)
     started.splice(1, 0, ['gateway (PostgreSQL)', await startChild('gateway', { ...unpaced, BENCH_GATEWAY_DATABASE_URL: database.url }), database.drop])
+    // BENCH_SEND_ABLATION=1: the same gateway with its two durable writes as in-memory stand-ins
+    // (bench/children/gateway.ts): what the rest of a send leaves of the forwarder's rate
+    if (process.env.BENCH_SEND_ABLATION === '1') {
+      const ablated = await createPostgresDatabase(postgres)
+      started.splice(2, 0, ['gateway (PostgreSQL), no writes (ablation)', await startChild('gateway', { ...unpaced, BENCH_GATEWAY_DATABASE_URL: ablated.url, BENCH_GATEWAY_ABLATION: 'no-writes' }), ablated.drop])
+    }
   }
   return started.map(([name, child, drop]) => ({ name, ...child.ready, pid: child.pid, stop: async () => { await child.stop(); await drop?.() } }))
 }

@@ -56,7 +56,7 @@ async function run (label: string, child: string, env: Record<string, string>): 
     const perStatus = (seconds: number) => (seconds * 1e6 / POSTS).toFixed(0)
     const cpu = `${perStatus(processCpu(server.pid) - cpuBefore.server)} + ${perStatus(postgresCpu() - cpuBefore.postgres)}`
     const delivered = await server.call<number>('delivered')
-    if (child !== 'webhook-baseline' && delivered !== POSTS + WARMUP) throw new Error(`${delivered} records delivered, expected ${POSTS + WARMUP}`)
+    if (child !== 'webhook-baseline' && !env.BENCH_WEBHOOK_ABLATION && delivered !== POSTS + WARMUP) throw new Error(`${delivered} records delivered, expected ${POSTS + WARMUP}`)
     return [label, POSTS / seconds, POSTS / drained, percentile(latencies, 50), percentile(latencies, 95), percentile(latencies, 99), cpu]
   } finally {
     await pool.close()
@@ -74,6 +74,16 @@ async function pair (label: string, env: Record<string, string>): Promise<Row[]>
   return [ratios(gateway), ratios(bare)]
 }
 
+// BENCH_WEBHOOK_ABLATION=1 adds, after each backend's pair, the same gateway storing deliveries without
+// applying them: what the durable store alone leaves of the bare server's rate (acked/s; nothing is applied).
+const ABLATION = process.env.BENCH_WEBHOOK_ABLATION === '1'
+
+/** The store-only gateway, its ratio against the bare run just before it (`bare`). */
+async function storeOnly (label: string, env: Record<string, string>, bare: Row): Promise<Row> {
+  const row = await run(label, 'webhook-gateway', { ...env, BENCH_WEBHOOK_ABLATION: 'store-only' })
+  return [row[0], row[1], '-', `${((row[1] as number) / (bare[1] as number)).toFixed(2)}× (acked)`, `${((row[1] as number) / HIGH_NEEDS).toFixed(2)}×`, ...row.slice(3)]
+}
+
 export async function benchWebhooks (): Promise<string> {
   const rows: Row[] = []
   const only = process.env.BENCH_WEBHOOK_ONLY // 'pglite' or 'postgres'
@@ -81,6 +91,7 @@ export async function benchWebhooks (): Promise<string> {
   const dataDir = await mkdtemp(join(tmpdir(), 'outbound-bench-webhooks-'))
   try {
     rows.push(...await pair('gateway, PGlite on disk (embedded default)', { DATA_DIR: dataDir, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }))
+    if (ABLATION) rows.push(await storeOnly('gateway, PGlite on disk, store only (ablation)', { DATA_DIR: join(dataDir, 'ablation'), ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }, rows.at(-1)!))
   } finally {
     await rm(dataDir, { recursive: true, force: true })
   }
@@ -91,6 +102,14 @@ export async function benchWebhooks (): Promise<string> {
     rows.push(...await pair('gateway, PostgreSQL', { DATABASE_URL: database.url, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }))
   } finally {
     await database.drop()
+  }
+  if (ABLATION) {
+    const fresh = await createPostgresDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
+    try {
+      rows.push(await storeOnly('gateway, PostgreSQL, store only (ablation)', { DATABASE_URL: fresh.url, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }, rows.at(-1)!))
+    } finally {
+      await fresh.drop()
+    }
   }
   }
   return `Webhook intake: ${POSTS} POSTs of one \`delivered\` status each after ${WARMUP} warm-up, ${CONCURRENCY} in flight; each server in its own process (${machine()}). ` +

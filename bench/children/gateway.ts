@@ -14,6 +14,18 @@ const rss = rssSampler()
 const app = await buildApp({ config: testConfig({ ...process.env as Record<string, string>, DATABASE_URL: process.env.BENCH_GATEWAY_DATA_DIR ? undefined : process.env.BENCH_GATEWAY_DATABASE_URL ?? 'memory://', DATA_DIR: process.env.BENCH_GATEWAY_DATA_DIR ?? './data', TEMPLATE_SYNC_INTERVAL_MS: '0' }), logger: false })
 const url = await app.listen({ port: 0, host: '127.0.0.1' })
 
+// BENCH_GATEWAY_ABLATION=no-writes (bench/send.ts, BENCH_SEND_ABLATION=1): a send's two durable
+// writes, its record and its outcome, become in-memory stand-ins, to tell their cost from the rest of
+// the send. A measurement, never a deployment: nothing is logged.
+if (process.env.BENCH_GATEWAY_ABLATION === 'no-writes') {
+  app.messages.createPending = async message => ({
+    ...message, apiKeyId: message.apiKeyId ?? null, dispatcherId: message.dispatcherId ?? null, clientReference: message.clientReference ?? null,
+    status: 'pending', wamid: null, errorCode: null, errorText: null, attempts: 0, pricingCategory: null, idempotencyKey: null,
+    sentAt: null, failedAt: null, createdAt: new Date(), updatedAt: new Date()
+  })
+  app.messages.markSent = async () => {}
+}
+
 /** Connects the emulator's first number to a new workspace; the authorization of its API key. */
 async function connectWorkspace (): Promise<string> {
   const account = defaultAccount()

@@ -26,9 +26,15 @@ for (let start = 0; start < total; start += 1000) {
 }
 await app.database.db.execute(sql`analyze`)
 
+// BENCH_WEBHOOK_ABLATION=store-only: deliveries are stored and answered, never applied (the workers
+// stop), to tell what storing alone costs from the whole intake. A measurement, never a deployment.
+const storeOnly = process.env.BENCH_WEBHOOK_ABLATION === 'store-only'
+if (storeOnly) await app.work.stop(0)
+
 serve({
   /** inbox jobs not yet applied */
   backlog: async () => {
+    if (storeOnly) return 0
     const counts = await jobSql.counts(app.database.db, INBOX_QUEUE)
     return counts.ready + counts.running
   },

@@ -73,9 +73,10 @@ const EMULATOR_WARMUP = 20_000
 
 async function warmEmulator (url: string): Promise<void> {
   const upstream = new URL(url)
+  const account = defaultAccount()
   const pool = new Pool(upstream.origin, { connections: 32 })
-  const path = `${upstream.pathname.replace(/\/+$/, '')}/${defaultAccount().phoneNumbers[0].id}/messages`
-  const headers = { authorization: `Bearer ${defaultAccount().accessToken}`, 'content-type': 'application/json' }
+  const path = `${upstream.pathname.replace(/\/+$/, '')}/${account.phoneNumbers[0].id}/messages`
+  const headers = { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/json' }
   try {
     await load(EMULATOR_WARMUP, 32, async index => {
       // both shapes the servers send: the gateway's names its record, the forwarders' does not

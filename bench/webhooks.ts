@@ -90,23 +90,29 @@ export async function benchWebhooks (): Promise<string> {
   if (only !== 'postgres') {
   const dataDir = await mkdtemp(join(tmpdir(), 'outbound-bench-webhooks-'))
   try {
-    rows.push(...await pair('gateway, PGlite on disk (embedded default)', { DATA_DIR: dataDir, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }))
-    if (ABLATION) rows.push(await storeOnly('gateway, PGlite on disk, store only (ablation)', { DATA_DIR: join(dataDir, 'ablation'), ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }, rows.at(-1)!))
+    const [gateway, bare] = await pair('gateway, PGlite on disk (embedded default)', { DATA_DIR: dataDir, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY })
+    rows.push(gateway, bare)
+    if (ABLATION) rows.push(await storeOnly('gateway, PGlite on disk, store only (ablation)', { DATA_DIR: join(dataDir, 'ablation'), ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }, bare))
   } finally {
     await rm(dataDir, { recursive: true, force: true })
   }
   }
   if (only !== 'pglite') {
-  const database = await createPostgresDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
+  const server = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+  const database = await createPostgresDatabase(server)
+  let bare: Row
   try {
-    rows.push(...await pair('gateway, PostgreSQL', { DATABASE_URL: database.url, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }))
+    const [gateway, baseline] = await pair('gateway, PostgreSQL', { DATABASE_URL: database.url, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY })
+    rows.push(gateway, baseline)
+    bare = baseline
   } finally {
     await database.drop()
   }
   if (ABLATION) {
-    const fresh = await createPostgresDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
+    // a database of its own: the gateway's run above left its records delivered
+    const fresh = await createPostgresDatabase(server)
     try {
-      rows.push(await storeOnly('gateway, PostgreSQL, store only (ablation)', { DATABASE_URL: fresh.url, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }, rows.at(-1)!))
+      rows.push(await storeOnly('gateway, PostgreSQL, store only (ablation)', { DATABASE_URL: fresh.url, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }, bare))
     } finally {
       await fresh.drop()
     }

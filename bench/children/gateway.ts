@@ -16,7 +16,7 @@ const url = await app.listen({ port: 0, host: '127.0.0.1' })
 
 // BENCH_GATEWAY_ABLATION=no-writes (bench/send.ts, BENCH_SEND_ABLATION=1): a send's two durable
 // writes, its record and its outcome, become in-memory stand-ins, to tell their cost from the rest of
-// the send. A measurement, never a deployment: nothing is logged.
+// the send. A measurement, never a deployment: no record is written.
 if (process.env.BENCH_GATEWAY_ABLATION === 'no-writes') {
   app.messages.createPending = async message => ({
     ...message, apiKeyId: message.apiKeyId ?? null, dispatcherId: message.dispatcherId ?? null, clientReference: message.clientReference ?? null,

@@ -1,8 +1,8 @@
 import { Pool } from 'undici'
 import { startChild, type Child } from './child.js'
 import { createPostgresDatabase } from '../tests/helpers/database.js'
-import { defaultAccount } from '../src/sandbox/emulator/index.js'
 import { load, loadFor, percentile, postgresCpu, processCpu, table } from './lib.js'
+import { messagesEndpoint, textMessage } from './upstream-send.js'
 
 // Sends per second and latency through the gateway, beside two bare forwarders of the same body to
 // the same emulator (node:http + undici, the yardstick; Fastify + undici), at a few concurrencies, with
@@ -72,15 +72,12 @@ async function measure (subject: Subject, concurrency: number, offset: number) {
 const EMULATOR_WARMUP = 20_000
 
 async function warmEmulator (url: string): Promise<void> {
-  const upstream = new URL(url)
-  const account = defaultAccount()
-  const pool = new Pool(upstream.origin, { connections: 32 })
-  const path = `${upstream.pathname.replace(/\/+$/, '')}/${account.phoneNumbers[0].id}/messages`
-  const headers = { authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/json' }
+  const { origin, path, headers } = messagesEndpoint(url)
+  const pool = new Pool(origin, { connections: 32 })
   try {
     await load(EMULATOR_WARMUP, 32, async index => {
       // both shapes the servers send: the gateway's names its record, the forwarders' does not
-      const body = { messaging_product: 'whatsapp', recipient_type: 'individual', to: `1777${String(index).padStart(7, '0')}`, type: 'text', text: { body: 'warm-up' }, ...(index % 2 === 0 ? { biz_opaque_callback_data: `msg_warmup${index}` } : {}) }
+      const body = { ...textMessage(`1777${String(index).padStart(7, '0')}`, 'warm-up'), ...(index % 2 === 0 ? { biz_opaque_callback_data: `msg_warmup${index}` } : {}) }
       const response = await pool.request({ method: 'POST', path, headers, body: JSON.stringify(body) })
       await response.body.dump()
     })

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
+import { describe, expect, it } from 'vitest'
+import { startGateway } from '../helpers/gateway.js'
+import { useGateway } from '../helpers/use-gateway.js'
 
 const TOKEN = 'metrics-token-0123456789'
 
@@ -17,18 +18,11 @@ function parse (text: string): Map<string, number> {
 }
 
 describe('GET /metrics', () => {
-  let gateway: TestGateway
-  let workspace: ConnectedWorkspace
-
-  beforeAll(async () => {
-    gateway = await startGateway({ env: { METRICS_TOKEN: TOKEN } })
-    workspace = await connectedWorkspace(gateway)
-  })
-  afterAll(async () => { await gateway.close() })
+  const ctx = useGateway({ env: { METRICS_TOKEN: TOKEN } })
 
   it('answers 401 without the token or with a wrong one', async () => {
     for (const authorization of [undefined, 'Bearer wrong-token-0123456789', `Basic ${TOKEN}`]) {
-      const response = await fetch(`${gateway.url}/metrics`, { headers: authorization ? { authorization } : {} })
+      const response = await fetch(`${ctx.gateway.url}/metrics`, { headers: authorization ? { authorization } : {} })
       expect(response.status).toBe(401)
       expect(await response.json()).toMatchObject({ ok: false, code: 'unauthorized' })
     }
@@ -36,11 +30,11 @@ describe('GET /metrics', () => {
 
   it('is scraped and parsed: requests, sends by outcome and code, pacing wait, queues, intake lag, deliveries, statement time', async () => {
     for (const to of ['15551234567', '15550000001']) {
-      await fetch(`${gateway.url}/api/messages.php`, { method: 'POST', headers: { authorization: workspace.authorization, 'content-type': 'application/json' }, body: JSON.stringify({ to, body: 'metrics' }) })
+      await fetch(`${ctx.gateway.url}/api/messages.php`, { method: 'POST', headers: { authorization: ctx.workspace.authorization, 'content-type': 'application/json' }, body: JSON.stringify({ to, body: 'metrics' }) })
     }
     // a job waiting in a per-number queue (no task takes this one)
-    await gateway.app.database.db.execute(sql`insert into jobs (queue, group_key, payload, created_at) values ('metrics-probe', '106540352242922', '\\x00'::bytea, now() - interval '5 seconds')`)
-    const response = await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    await ctx.gateway.app.database.db.execute(sql`insert into jobs (queue, group_key, payload, created_at) values ('metrics-probe', '106540352242922', '\\x00'::bytea, now() - interval '5 seconds')`)
+    const response = await fetch(`${ctx.gateway.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/)
     const samples = parse(await response.text())

@@ -124,6 +124,8 @@ export const messages = pgTable('messages', {
   index('messages_pending_dispatcher').on(table.dispatcherId).where(sql`status in ('pending', 'sending')`),
   index('messages_queued').on(table.workspaceId, table.phoneNumberId, table.createdAt).where(sql`status = 'queued'`)
 ])
+/** A log record as a select returns it: the type every room shares, from the store up (src/resources builds the API's shapes from it). */
+export type MessageRecord = typeof messages.$inferSelect
 
 export const messageEvents = pgTable('message_events', {
   id: id(),

@@ -1,13 +1,14 @@
 import { sql } from 'drizzle-orm'
 import { rowsOf } from '../../db/client.js'
+import type { MessageRecord } from '../../db/schema.js'
 import { anyOf } from '../store/any-of.js'
 import { asRecord } from '../store/keyed-insert.js'
 import type { StatusChange } from '../store/status-events.js'
-import type { MessageRecord } from '../store/messages.js'
 import type { OnApplied } from '../webhooks/inbox.js'
 import type { Transaction } from '../work/runner.js'
 import { emitEvents, subscribers, type OutgoingEvent } from './outbox.js'
-import { messageEvent, receivedEvent, templateEvent } from './resources.js'
+import { messageEvent } from '../resources/message.js'
+import { receivedEvent, templateEvent } from './resources.js'
 
 const LADDER = ['sent', 'delivered', 'read'] as const
 

@@ -1,19 +1,6 @@
-import { messageView } from '../messages/message-view.js'
-import type { MessageRecord } from '../store/messages.js'
 import type { InboundMessage } from '../store/inbound.js'
 
-/** CONTRACT.md 7's message shape M without its history (the GET endpoint's own view): the data of every message.* event. */
-export function messageResource (record: MessageRecord) {
-  return messageView(record)
-}
-
-const MESSAGE_EVENT = { sent: 'message.sent', delivered: 'message.delivered', read: 'message.read', failed: 'message.failed', queued: 'message.queued' } as const
-
-/** The event a record's new status makes, if any (`pending`/`sending` make none). */
-export function messageEvent (record: MessageRecord) {
-  const type = MESSAGE_EVENT[record.status as keyof typeof MESSAGE_EVENT]
-  return type ? { workspaceId: record.workspaceId, type, data: messageResource(record) } : undefined
-}
+// message.* events are built below the store (src/resources/message.ts): the store emits them in the transaction of its change.
 
 export function receivedEvent (message: InboundMessage) {
   return {

@@ -1,8 +1,8 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { dispatchers, messages } from '../../db/schema.js'
-import { emitEvents, outboxCommitted } from '../events/outbox.js'
-import { messageEvent } from '../events/resources.js'
+import { messageEvent } from '../resources/message.js'
+import { emitEvents, outboxCommitted } from './outbox.js'
 
 export const INTERRUPTED_TEXT = 'Interrupted: the gateway process dispatching this message stopped before its outcome was recorded; it may or may not have been sent'
 

@@ -1,8 +1,7 @@
 import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
-import { idempotencyKeys, messages } from '../../db/schema.js'
+import { idempotencyKeys, messages, type MessageRecord } from '../../db/schema.js'
 import { createBatcher } from './batcher.js'
-import type { MessageRecord } from './messages.js'
 
 export interface KeyClaim {
   workspaceId: string

@@ -1,8 +1,12 @@
 import { getTableColumns, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
-import { messages } from '../../db/schema.js'
+import { messages, type MessageRecord } from '../../db/schema.js'
 import { claimKeys } from './idempotency-keys.js'
-import type { KeyToTake, MessageRecord, PendingMessage } from './messages.js'
+
+/** A send's record before it is written (messages.ts and queued-sends.ts write it). */
+export type PendingMessage = Pick<typeof messages.$inferInsert, 'id' | 'workspaceId' | 'apiKeyId' | 'phoneNumberId' | 'recipient' | 'type' | 'payload' | 'dispatcherId' | 'clientReference'> & { id: string }
+/** An Idempotency-Key to take with the record (CONTRACT.md 8). */
+export interface KeyToTake { key: string, fingerprint: string, ttlMs: number }
 
 const COLUMNS = Object.entries(getTableColumns(messages))
 

@@ -1,7 +1,6 @@
 import { and, desc, eq, gte, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
-import { messages, type MessageStatus } from '../../db/schema.js'
-import type { MessageRecord } from './messages.js'
+import { messages, type MessageRecord, type MessageStatus } from '../../db/schema.js'
 
 // every column but the payload: a read never returns the message's content
 const COLUMNS = {

@@ -1,15 +1,12 @@
 import { and, desc, eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
-import { messages, type MessageStatus } from '../../db/schema.js'
-import { emitEvents, outboxCommitted } from '../events/outbox.js'
-import { messageEvent } from '../events/resources.js'
+import { messages, type MessageRecord, type MessageStatus } from '../../db/schema.js'
+import { messageEvent } from '../resources/message.js'
+import { emitEvents, outboxCommitted } from './outbox.js'
 import { createBatcher } from './batcher.js'
-import { asRecord, insertWithKeys } from './keyed-insert.js'
+import { asRecord, insertWithKeys, type KeyToTake, type PendingMessage } from './keyed-insert.js'
 
-export type MessageRecord = typeof messages.$inferSelect
-export type PendingMessage = Pick<typeof messages.$inferInsert, 'id' | 'workspaceId' | 'apiKeyId' | 'phoneNumberId' | 'recipient' | 'type' | 'payload' | 'dispatcherId' | 'clientReference'> & { id: string }
-/** An Idempotency-Key to take with the record (CONTRACT.md 8). */
-export interface KeyToTake { key: string, fingerprint: string, ttlMs: number }
+export type { KeyToTake, MessageRecord, PendingMessage }
 type PendingInsert = PendingMessage & { take?: KeyToTake }
 
 interface Sent { id: string, wamid: string, attempts: number, updatedAt: Date }

@@ -1,11 +1,10 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
-import { messages } from '../../db/schema.js'
+import { messages, type MessageRecord } from '../../db/schema.js'
 import { jobSql } from './jobs.js'
-import type { KeyToTake, MessageRecord, PendingMessage } from './messages.js'
-import { insertWithKeys } from './keyed-insert.js'
-import { emitEvents, outboxCommitted } from '../events/outbox.js'
-import { messageEvent } from '../events/resources.js'
+import { insertWithKeys, type KeyToTake, type PendingMessage } from './keyed-insert.js'
+import { messageEvent } from '../resources/message.js'
+import { emitEvents, outboxCommitted } from './outbox.js'
 import { createBatcher } from './batcher.js'
 
 /** The job queue of queued sends: one job per record, grouped by sending number, the record's id as payload. */

@@ -1,11 +1,11 @@
 import { and, desc, eq, gte, isNull, ne, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { webhookDeliveries, webhookEndpoints, type DeliveryStatus } from '../../db/schema.js'
-import { DELIVERY_QUEUE } from '../events/outbox.js'
 import { anyOf } from './any-of.js'
 import { createBatcher } from './batcher.js'
 import { newId } from './ids.js'
 import { jobSql } from './jobs.js'
+import { DELIVERY_QUEUE } from './outbox.js'
 
 export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect

@@ -1,3 +1,4 @@
+import { inboundFileOf, inboundMediaView } from '../media/inbound.js'
 import { messageView } from '../messages/message-view.js'
 import type { MessageRecord } from '../store/messages.js'
 import type { InboundMessage } from '../store/inbound.js'
@@ -15,7 +16,9 @@ export function messageEvent (record: MessageRecord) {
   return type ? { workspaceId: record.workspaceId, type, data: messageResource(record) } : undefined
 }
 
+/** At receipt, in the intake's transaction: a file is announced before the mirror has stored it (`stored: false`, `file_size: null`). */
 export function receivedEvent (message: InboundMessage) {
+  const file = inboundFileOf(message.type, message.payload)
   return {
     workspaceId: message.workspaceId,
     type: 'message.received' as const,
@@ -27,7 +30,8 @@ export function receivedEvent (message: InboundMessage) {
       phone_number_id: message.phoneNumberId,
       type: message.type,
       received_at: message.receivedAt.toISOString(),
-      content: message.payload
+      content: message.payload,
+      ...(file && { media: inboundMediaView(file) })
     }
   }
 }

@@ -8,10 +8,10 @@ import { hexDigest } from './inbound.js'
 
 // No WhatsApp file is larger (inbound files over 100 MB are not delivered: 131052).
 const LARGEST_BYTES = 128 * 1024 * 1024
-const FIRST_RETRY_MS = 10_000
+const FIRST_RETRY_MS = 2000
 const LONGEST_RETRY_MS = 60 * 60_000
 
-/** Retries double from 10 s to an hour; the task itself stops once the id's 7 days are over. */
+/** Retries double from 2 s to an hour; the task itself stops once the id's 7 days are over. */
 export function mirrorBackoff (attempt: number): number {
   const ceiling = Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempt - 1))
   return Math.round(ceiling / 2 + Math.random() * ceiling / 2)

@@ -73,7 +73,7 @@ function fromContainer (container: string, claims: string[]): string {
 }
 
 /** The kind an MP4 goes as for a message of `type`: an audio message may carry an MP4 sniffed as video. */
-export function asKind (file: Sniffed, type: MediaKind): Sniffed {
+export function asKind<File extends Sniffed> (file: File, type: MediaKind): File {
   if (type === 'audio' && file.mime === 'video/mp4') return { ...file, mime: 'audio/mp4', kind: 'audio' }
   return file
 }

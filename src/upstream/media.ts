@@ -32,7 +32,7 @@ export function createMediaCalls (options: { baseUrl: string, timeoutMs: number 
       return answerOf(response.statusCode, await response.body.text(), header(response.headers['retry-after']))
     } catch (error) {
       // a refusal of our own (the file broke a rule while it streamed) is the answer, not the upstream's
-      throw bodyError ?? classify(error)
+      throw bodyError ?? (error instanceof UpstreamError ? error : classify(error))
     }
   }
 

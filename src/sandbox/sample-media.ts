@@ -11,12 +11,16 @@ export interface SampleFile { bytes: Buffer, mimeType: string, filename: string 
 export function pngImage (width = 48, height = 48, seed = 0): Buffer {
   const rows: Buffer[] = []
   for (let y = 0; y < height; y++) {
-    const row = Buffer.alloc(1 + width * 3) // filter byte 0, then RGB
+    const pixels = Buffer.alloc(width * 3)
     for (let x = 0; x < width; x++) {
-      row[1 + x * 3] = (37 + x * 4 + seed) & 0xff
-      row[2 + x * 3] = (160 + y * 2) & 0xff
-      row[3 + x * 3] = (90 + (x + y) * 2 + seed * 7) & 0xff
+      pixels[x * 3] = (37 + x * 4 + seed) & 0xff
+      pixels[x * 3 + 1] = (160 + y * 2) & 0xff
+      pixels[x * 3 + 2] = (90 + (x + y) * 2 + seed * 7) & 0xff
     }
+    // filter 1 (Sub): each byte as the difference to the pixel on its left, which a gradient keeps constant
+    const row = Buffer.alloc(1 + width * 3)
+    row[0] = 1
+    for (let i = 0; i < pixels.length; i++) row[1 + i] = (pixels[i] - (i >= 3 ? pixels[i - 3] : 0)) & 0xff
     rows.push(row)
   }
   const header = Buffer.alloc(13)

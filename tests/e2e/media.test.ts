@@ -32,7 +32,7 @@ describe.skipIf(!chromiumAvailable)('dashboard: inbound media in a real browser'
     browser = await launchBrowser(ctx.gateway.url)
     page = browser.context.pages()[0] ?? await browser.context.newPage()
     page.on('console', message => { if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text()) })
-    await page.goto(`${ctx.gateway.url}/dashboard/login`)
+    await page.goto(`${ctx.gateway.url}/dashboard/messages`)
     await page.getByLabel('Email').fill(user.email)
     await page.getByLabel('Password').fill(password)
     await page.getByRole('button', { name: 'Sign in' }).click()

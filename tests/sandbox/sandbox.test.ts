@@ -26,6 +26,7 @@ describe('npm run sandbox', () => {
     const secret = printed(first.banner, /export OUTBOUND_KEY=(obk_live_\S+)/)
     try {
       expect(first.banner).toContain('webhook registered: true')
+      expect(first.banner).toMatch(/replied with an image uploaded as media \d+ and sent by id/)
       expect(workspace).toBeDefined()
       const send = printed(first.banner, /\n(curl -s \S+\/api\/messages\.php \\\n[\s\S]*?\}')\n/)
       const lookup = printed(first.banner, /\n(curl -s '[^'\n]+client_reference=[^\n]+\n[^\n]+)\n/)
@@ -43,7 +44,8 @@ describe('npm run sandbox', () => {
     }
 
     const listed = await runCli(['messages', 'list', '--workspace', workspace!], { DATA_DIR: dataDir })
-    expect(listed.json.messages).toEqual([expect.objectContaining({ wamid, to: '15551234567', status: 'read', attempts: 1 })])
+    // newest first: the pasted text, then the demo's reply to a customer's photo (an image uploaded, then sent by media id)
+    expect(listed.json.messages).toEqual([expect.objectContaining({ wamid, to: '15551234567', status: 'read', attempts: 1 }), expect.objectContaining({ type: 'image', to: '15557654321' })])
 
     const second = await startSandbox(dataDir)
     try {

@@ -11,8 +11,6 @@ interface BannerInput {
   magic: Readonly<Record<string, MagicRecipient>>
   dataDir: string
   receiverUrl: string
-  /** what the media demo did, or why it failed */
-  media: { inboundMediaId: string, uploadedMediaId: string } | string
 }
 
 /** The sandbox's sends carry it, so the printed status lookup finds them. */
@@ -45,11 +43,9 @@ Events      every event of the demo workspace is POSTed to ${input.receiverUrl},
             verifies its signature with the standardwebhooks package and prints "[events] verified <type> <webhook-id>" here.
             Add your own endpoint in the dashboard (Developer Studio → Webhooks); local URLs are allowed in the sandbox.
 
-Media       ${typeof input.media === 'string'
-    ? `the media demo failed: ${input.media}`
-    : `a customer (+15557654321) sent a photo (media ${input.media.inboundMediaId}, mirrored: see Dashboard → Inbound), and the demo
-            replied with an image uploaded as media ${input.media.uploadedMediaId} and sent by id. Upload your own (from a checkout):
-            curl -s ${input.baseUrl}/api/media.php -H "Authorization: Bearer $OUTBOUND_KEY" -F file=@docs/examples/receipt.png`}
+Media       a customer sends a photo as the sandbox starts, and the demo replies with an image uploaded then sent by
+            media id (its "[media]" line follows; Dashboard → Inbound shows the photo). Upload your own (from a checkout):
+            curl -s ${input.baseUrl}/api/media.php -H "Authorization: Bearer $OUTBOUND_KEY" -F file=@docs/examples/receipt.png
 
 Recipients that fail on purpose:
 ${magic}

@@ -30,3 +30,8 @@ export async function demoMedia (app: FastifyInstance, emulator: Emulator, phone
   if (sent.statusCode !== 200) throw new Error(`the demo image send answered ${sent.statusCode}: ${sent.body}`)
   return { inboundMediaId: mediaId!, uploadedMediaId, wamid: sent.json<{ wamid: string }>().wamid }
 }
+
+export function mediaLine (media: DemoMedia): string {
+  return `[media] a customer (+${DEMO_CUSTOMER}) sent a photo (media ${media.inboundMediaId}: mirrored, see Dashboard → Inbound); ` +
+    `the demo replied with an image uploaded as media ${media.uploadedMediaId} and sent by id (${media.wamid})`
+}

@@ -10,7 +10,7 @@ import { addEndpoint } from '../events/endpoints.js'
 import { defaultAccount, MAGIC_RECIPIENTS, startEmulator } from './emulator/index.js'
 import { readSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.js'
 import { printBanner } from './banner.js'
-import { demoMedia, type DemoMedia } from './demo-media.js'
+import { demoMedia, mediaLine } from './demo-media.js'
 import { startDemoReceiver } from './demo-receiver.js'
 
 /**
@@ -37,7 +37,6 @@ async function main (): Promise<void> {
   const receiver = await startDemoReceiver()
   state.webhookEndpointId = await demoEndpoint(app, state, receiver)
   writeSandboxState(config.DATA_DIR, state)
-  const media: DemoMedia | string = await demoMedia(app, emulator, connection.phone_numbers[0].phone_number_id, state.apiKeySecret!).catch((error: unknown) => (error as Error).message)
 
   printBanner({
     baseUrl: publicUrl(config),
@@ -48,9 +47,11 @@ async function main (): Promise<void> {
     connection,
     magic: MAGIC_RECIPIENTS,
     dataDir: config.DATA_DIR,
-    receiverUrl: receiver.url,
-    media
+    receiverUrl: receiver.url
   })
+  // after the banner, so that it does not hold the start: its line follows
+  demoMedia(app, emulator, connection.phone_numbers[0].phone_number_id, state.apiKeySecret!)
+    .then(media => { console.log(mediaLine(media)) }, (error: unknown) => { console.log(`[media] the media demo failed: ${(error as Error).message}`) })
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

@@ -48,9 +48,11 @@ export default fp(async function media (app) {
     connections: app.connections, log: app.log, maxBytes: app.config.MEDIA_MAX_BYTES
   }
   app.decorateRequest('mediaFile', undefined)
-  app.addHook('onResponse', async function discardSpooledFile (request) {
+  async function discardSpooledFile (request: FastifyRequest): Promise<void> {
     await request.mediaFile?.spool.discard()
-  })
+  }
+  app.addHook('onResponse', discardSpooledFile)
+  app.addHook('onRequestAbort', discardSpooledFile)
   app.decorate('mediaFiles', {
     upload: async request => await uploadFromRequest(deps, request),
     spool: async part => await spoolChecked(await openChecked(part.file, { contentType: part.mimetype, filename: part.filename }, deps.maxBytes), deps.storage),

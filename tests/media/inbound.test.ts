@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { inboundList } from '../../src/cli/commands/lists.js'
+import type { Runtime } from '../../src/runtime.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { pngImage, sampleFile } from '../../src/sandbox/sample-media.js'
 import { connectedWorkspace } from '../helpers/gateway.js'
@@ -61,6 +63,9 @@ describe('inbound media: mirrored at receipt, served from the mirror', () => {
     expect(await stored(first.mediaId!)).toMatchObject({ type: 'audio', mime_type: 'audio/ogg' })
     await stored(second.mediaId!)
     expect(readdirSync(join(mediaDir, sha256(voice.bytes).slice(0, 2))).filter(name => name === sha256(voice.bytes))).toHaveLength(1)
+    // `outbound inbound list` shows the file as the API does (the command run on the server's stores)
+    const listed = await inboundList.run({ workspace: ctx.workspace.workspaceId, limit: 50 }, { stores: ctx.gateway.app } as unknown as Runtime, ctx.gateway.app.config) as { messages: Array<{ media?: unknown }> }
+    expect(listed.messages).toContainEqual(expect.objectContaining({ type: 'audio', media: { id: first.mediaId, mime_type: 'audio/ogg', file_size: voice.bytes.length, sha256: sha256(voice.bytes), caption: null, filename: null, stored: true } }))
   })
 
   it('gives up on an id already gone upstream, and says so; another workspace gets 404', async () => {

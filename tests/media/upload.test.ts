@@ -135,6 +135,10 @@ describe('POST /api/media.php under a small MEDIA_MAX_BYTES', () => {
     expect(body).toMatchObject({ ok: false, code: 'payload_too_large', error: expect.stringContaining('100000') })
     const chunked = await postChunked(`${ctx.gateway.url}/api/media.php`, ctx.workspace.authorization, [['file', { bytes, filename: 'a.pdf' }]])
     expect(chunked.status).toBe(413)
+    // a send carrying its file is bounded by the same limit
+    const send = await postChunked(`${ctx.gateway.url}/api/messages.php`, ctx.workspace.authorization, [['to', '15551234567'], ['type', 'document'], ['file', { bytes, filename: 'a.pdf' }]])
+    expect(await send.json()).toMatchObject({ ok: false, code: 'payload_too_large', error: expect.stringContaining('100000') })
     expect(uploadsSeen(ctx.gateway)).toBe(0)
+    expect(ctx.gateway.emulator.sentMessages).toHaveLength(0)
   })
 })

@@ -3,6 +3,7 @@ import { loadavg } from 'node:os'
 import { benchEvents } from './events.js'
 import { benchFootprint } from './footprint.js'
 import { benchLookup } from './lookup.js'
+import { benchMedia } from './media.js'
 import { benchMemory } from './memory.js'
 import { benchPacing } from './pacing.js'
 import { benchQueue } from './queue.js'
@@ -22,7 +23,8 @@ const benches: [string, () => Promise<string>][] = [
   ['Queued sends (Prefer: respond-async)', benchQueue],
   ['Webhook ingestion', benchWebhooks],
   ['Reading messages back, and the Idempotency-Key on the send path (PostgreSQL)', benchLookup],
-  ['Outgoing events beside the intake', benchEvents]
+  ['Outgoing events beside the intake', benchEvents],
+  ['Media: a 100 MB upload beside a bare proxy, and the inbound mirror', benchMedia]
 ]
 
 const sections: string[] = []

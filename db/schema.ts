@@ -314,3 +314,32 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   index('webhook_deliveries_endpoint_created').on(table.endpointId, table.createdAt),
   index('webhook_deliveries_pending').on(table.nextAttemptAt).where(sql`status = 'pending'`)
 ])
+
+/**
+ * Media of a workspace (CONTRACT.md 13), by the upstream's media id: files uploaded through
+ * POST /api/media.php (valid 30 days upstream) and files customers sent (valid 7 days upstream),
+ * which the mirror stores content-addressed (by `sha256`) in the media storage.
+ */
+export const media = pgTable('media', {
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  mediaId: text('media_id').notNull(),
+  origin: text('origin').$type<'upload' | 'inbound'>().notNull(),
+  phoneNumberId: text('phone_number_id').notNull(),
+  /** the inbound message that carried it */
+  inboundMessageId: text('inbound_message_id'),
+  /** image, video, audio, document or sticker */
+  kind: text('kind').notNull(),
+  mimeType: text('mime_type'),
+  /** null until known (an inbound file's size comes with its media node) */
+  fileSize: bigint('file_size', { mode: 'number' }),
+  /** lowercase hex of the bytes' SHA-256; an inbound webhook gives it in base64 */
+  sha256: text('sha256'),
+  filename: text('filename'),
+  /** when the mirror stored the bytes (under `sha256`) */
+  storedAt: timestamp('stored_at', { withTimezone: true }),
+  /** why the mirror gave up (the id expired upstream first) */
+  mirrorError: text('mirror_error'),
+  /** the end of the upstream id's life */
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  createdAt: createdAt()
+}, table => [primaryKey({ columns: [table.workspaceId, table.mediaId] })])

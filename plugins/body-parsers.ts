@@ -26,7 +26,12 @@ export default fp(async function bodyParsers (app) {
   await app.register(multipart, { limits: { fieldNameSize: 200, fieldSize: limit, fields: 1000, parts: 1000, headerPairs: 100 } })
 
   // Multipart is read here rather than by a parser, so it comes after the checks of the earlier hooks too.
+  // A route with `config.mediaFile: 'stream'` reads its parts itself; 'spool' takes a media file part (plugins/media.ts).
   app.addHook('preValidation', async function readMultipart (request: FastifyRequest) {
-    if (request.isMultipart()) request.body = await readMultipartFields(request, limit)
+    const mediaFile = request.routeOptions.config.mediaFile
+    if (!request.isMultipart() || mediaFile === 'stream') return
+    request.body = await readMultipartFields(request, mediaFile === 'spool'
+      ? { limitBytes: limit, onFile: async part => { request.mediaFile = await app.mediaFiles.spool(part) }, fileLimitBytes: app.config.MEDIA_MAX_BYTES }
+      : { limitBytes: limit })
   })
-}, { name: 'body-parsers', dependencies: ['db'] })
+}, { name: 'body-parsers', dependencies: ['db', 'media'] })

@@ -22,7 +22,13 @@ declare module 'fastify' {
      * held already, answers the request from it (a replay, 409 or 422) and resolves undefined: the
      * caller sends nothing.
      */
-    logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage, how?: 'send' | 'queue'): Promise<MessageRecord | undefined>
+    logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage, how?: 'send' | 'queue', print?: string): Promise<MessageRecord | undefined>
+    /**
+     * Before work that must not be done twice ahead of the record (a one-call send's upload): when
+     * the request's key is held already, answers from it (a replay, 409 or 422) and resolves true.
+     * `print` is the message's fingerprint, as logSend will take it.
+     */
+    answerFromKey (request: FastifyRequest, reply: FastifyReply, print: string): Promise<boolean>
   }
 }
 
@@ -44,8 +50,9 @@ export default fp(async function idempotency (app) {
     const state = request.idempotency
     if (!state?.messageId || state.replayed || typeof payload !== 'string') return payload
     // A 200 is its record's id and wamid, which never change: answerFromRecord rebuilds it byte for
-    // byte, so keeping it would only add a commit to every keyed send.
-    if (reply.statusCode === 200) return payload
+    // byte, so keeping it would only add a commit to every keyed send. A one-call send's 200 also
+    // names the media it uploaded, which the record does not keep: that one is kept.
+    if (reply.statusCode === 200 && !payload.includes('"media_id":')) return payload
     const held = { workspaceId: request.apiKey.workspaceId, key: state.key, messageId: state.messageId }
     try {
       // queue_full created nothing the client must keep (CONTRACT.md 8): the key is free again
@@ -64,24 +71,34 @@ export default fp(async function idempotency (app) {
     route.onSend = [...[route.onSend ?? []].flat(), keepAnswer]
   })
 
-  app.decorate('logSend', async function logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage, how: 'send' | 'queue' = 'send') {
+  app.decorate('logSend', async function logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage, how: 'send' | 'queue' = 'send', print = fingerprint(pending)) {
     const state = request.idempotency
     // a queued hand-over takes its key in the same transaction as its record and job
     const create = async (take?: KeyToTake) => how === 'queue'
       ? await app.sendQueue.handOver(pending, take)
       : take ? await app.messages.createPendingWithKey(pending, take) : await app.messages.createPending(pending)
     if (!state) return (await create()) ?? undefined
-    const print = fingerprint(pending)
     const record = await create({ key: state.key, fingerprint: print, ttlMs })
     if (record) {
       state.messageId = record.id
       return record
     }
+    await replay(request, reply, state, print)
+    return undefined
+  })
+
+  app.decorate('answerFromKey', async function answerFromKey (request: FastifyRequest, reply: FastifyReply, print: string) {
+    const state = request.idempotency
+    if (!state || !await keys.held(request.apiKey.workspaceId, state.key)) return false
+    await replay(request, reply, state, print)
+    return true
+  })
+
+  async function replay (request: FastifyRequest, reply: FastifyReply, state: NonNullable<FastifyRequest['idempotency']>, print: string): Promise<void> {
     const answer = await heldAnswer(request.apiKey.workspaceId, state.key, print)
     state.replayed = true
     await reply.code(answer.status).headers(answer.headers).header('idempotent-replayed', 'true').send(answer.body)
-    return undefined
-  })
+  }
 
   async function heldAnswer (workspaceId: string, key: string, print: string): Promise<StoredAnswer> {
     const held = await keys.held(workspaceId, key)

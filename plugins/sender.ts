@@ -33,7 +33,8 @@ export default fp(async function sender (app) {
 
   async function resolveSender (request: FastifyRequest): Promise<void> {
     const { numbers } = request.activeConnection
-    const wanted = (request.body as { phone_number_id?: string }).phone_number_id
+    // a media upload has no parsed body: it reads its number from the multipart stream (src/media/upload-request.ts)
+    const wanted = (request.body as { phone_number_id?: string } | undefined)?.phone_number_id
     if (wanted === undefined) {
       request.sender = numbers[0]
       return

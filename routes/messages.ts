@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { clientGone } from '../src/dispatch/client-gone.js'
 import { preferFieldsOverAliases } from '../src/messages/aliases.js'
+import { withFilePlaceholder } from '../src/media/one-call.js'
 import { composeMessage } from '../src/messages/compose.js'
 import { pendingMessage } from '../src/messages/payload.js'
 import { prefersRespondAsync } from '../src/messages/prefer.js'
@@ -10,12 +11,13 @@ import { bodyValidationError } from '../src/messages/validation-errors.js'
 /** POST /api/messages.php (SPEC.md 4, CONTRACT.md 2): 401 → 429 → 403 → 409 come from the hooks that route config switches on, then the body. */
 const messages: FastifyPluginAsyncTypebox = async function (app) {
   app.post('/api/messages.php', {
-    config: { auth: 'apiKey', rateLimit: {}, plan: ['growth', 'scale'], sender: true, idempotency: true },
+    config: { auth: 'apiKey', rateLimit: {}, plan: ['growth', 'scale'], sender: true, idempotency: true, mediaFile: 'spool' },
     schema: {
       tags: ['messages'],
       summary: 'Send one message through the connected number',
       description: 'Body as JSON or form fields (nested keys as PHP writes them; components and interactive may be a JSON string). Requires the Growth or Scale plan. ' +
-        'With an Idempotency-Key, a retry gets the first answer again (header Idempotent-Replayed: true) and nothing is sent twice. With `Prefer: respond-async` the message is queued and the answer is 202.',
+        'With an Idempotency-Key, a retry gets the first answer again (header Idempotent-Replayed: true) and nothing is sent twice. With `Prefer: respond-async` the message is queued and the answer is 202. ' +
+        'A media message sent as multipart may carry its file as the part `file` instead of media_id or link: it is checked and uploaded as by POST /api/media.php (up to MEDIA_MAX_BYTES), then sent by id, and the answer adds `media_id`.',
       security: [{ apiKey: [] }],
       headers: IdempotencyHeadersSchema,
       consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
@@ -26,16 +28,19 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     preValidation: preferFieldsOverAliases
   }, async function sendMessage (request, reply) {
     const { apiKey, sender } = request
-    const message = await composeMessage(request.body, name => app.templates.byName(apiKey.workspaceId, name))
+    // a file part stands in for media_id until it is uploaded (CONTRACT.md 13)
+    const message = await composeMessage(withFilePlaceholder(request.body, request.mediaFile?.file), name => app.templates.byName(apiKey.workspaceId, name))
     await app.checkServiceWindow(request.activeConnection.connection, sender.phoneNumberId, message)
-    const pending = pendingMessage(message, apiKey, sender, request.body.client_reference)
+    const sendable = await app.mediaFiles.attach(request, reply, pendingMessage(message, apiKey, sender, request.body.client_reference))
+    if (!sendable) return reply // answered from its Idempotency-Key, nothing uploaded
+    const { pending, fingerprint, mediaId } = sendable
     if (prefersRespondAsync(request.headers.prefer)) {
-      const queued = await app.logSend(request, reply, pending, 'queue')
+      const queued = await app.logSend(request, reply, pending, 'queue', fingerprint)
       if (!queued) return reply // answered from its Idempotency-Key
       return await reply.code(202).headers({ 'preference-applied': 'respond-async', location: `/api/messages.php?id=${queued.id}` })
-        .send({ ok: true as const, id: queued.id, status: 'queued' as const })
+        .send({ ok: true as const, id: queued.id, status: 'queued' as const, ...(mediaId && { media_id: mediaId }) })
     }
-    const record = await app.logSend(request, reply, { ...pending, dispatcherId: app.dispatcherId })
+    const record = await app.logSend(request, reply, { ...pending, dispatcherId: app.dispatcherId }, 'send', fingerprint)
     if (!record) return reply // answered from its Idempotency-Key
     const { wamid } = await app.dispatch(record, {
       connection: request.activeConnection.connection,
@@ -44,7 +49,7 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
       deadline: Date.now() - reply.elapsedTime + app.config.DISPATCH_DEADLINE_MS,
       signal: clientGone(reply)
     })
-    return { ok: true as const, id: record.id, wamid, status: 'sent' as const }
+    return { ok: true as const, id: record.id, wamid, status: 'sent' as const, ...(mediaId && { media_id: mediaId }) }
   })
 }
 

@@ -10,6 +10,7 @@ import docsPlugin from '../plugins/docs.js'
 import eventsPlugin from '../plugins/events.js'
 import idempotencyPlugin from '../plugins/idempotency.js'
 import inboxPlugin from '../plugins/inbox.js'
+import mediaPlugin from '../plugins/media.js'
 import metricsPlugin from '../plugins/metrics.js'
 import pacerPlugin from '../plugins/pacer.js'
 import planPlugin from '../plugins/plan.js'
@@ -25,12 +26,14 @@ import workPlugin from '../plugins/work.js'
 import dashboardRoutes from '../routes/dashboard/index.js'
 import healthRoutes from '../routes/health.js'
 import messageReadRoutes from '../routes/message-reads.js'
+import mediaRoutes from '../routes/media.js'
 import metricsRoutes from '../routes/metrics.js'
 import messageRoutes from '../routes/messages.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
 import { handleError } from './error-handler.js'
 import { emitIntakeEvents } from './events/intake-events.js'
+import { recordInboundMedia } from './media/inbound.js'
 import { methodNotAllowed, notFound } from './errors.js'
 import { loggerOptions } from './logger.js'
 import { trackRouteMethods } from './route-methods.js'
@@ -66,8 +69,13 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)
-  // the intake's changes and the customer events they cause commit together
-  await app.register(inboxPlugin, { onApplied: emitIntakeEvents })
+  // the intake's changes, the customer events they cause and the mirroring of inbound media commit together
+  await app.register(inboxPlugin, {
+    async onApplied (tx, applied) {
+      await recordInboundMedia(tx, applied.inbound, { mirror: config.MEDIA_MIRROR === 'on' })
+      await emitIntakeEvents(tx, applied)
+    }
+  })
   await app.register(pacerPlugin)
   await app.register(dispatchPlugin)
   await app.register(sendQueuePlugin)
@@ -80,6 +88,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(senderPlugin)
   // then the Idempotency-Key (422 when malformed), taken with the log record
   await app.register(idempotencyPlugin)
+  await app.register(mediaPlugin)
 
   await app.register(healthRoutes)
   await app.register(metricsRoutes)
@@ -88,6 +97,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     await api.register(bodyParsersPlugin)
     await api.register(messageRoutes)
     await api.register(messageReadRoutes)
+    await api.register(mediaRoutes)
   })
   await app.register(async function dashboard (dashboard) {
     await dashboard.register(formbody)

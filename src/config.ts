@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
@@ -49,7 +50,13 @@ export const ConfigSchema = Type.Object({
   /** enables GET /metrics behind this bearer token (CONTRACT.md 11) */
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** refuse free-form sends outside the 24 h service window (CONTRACT.md 11) */
-  SERVICE_WINDOW_CHECK: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' })
+  SERVICE_WINDOW_CHECK: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  /** the largest file part a media upload (or a send carrying its file) may have before 413 (CONTRACT.md 13) */
+  MEDIA_MAX_BYTES: Int(1, 104857600),
+  /** where inbound media are mirrored, content-addressed; default DATA_DIR/media (see mediaDir) */
+  MEDIA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  /** on: inbound media are downloaded at receipt and served from MEDIA_DIR; off: fetched from the upstream on each download */
+  MEDIA_MIRROR: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' })
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -97,4 +104,9 @@ export function isEmbedded (config: Config): boolean {
 /** WEBHOOK_RETRY_SCHEDULE_MS as the list of delays it names. */
 export function retrySchedule (config: Config): number[] {
   return config.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number)
+}
+
+/** MEDIA_DIR, or DATA_DIR/media. */
+export function mediaDir (config: Config): string {
+  return config.MEDIA_DIR ?? join(config.DATA_DIR, 'media')
 }

@@ -38,3 +38,6 @@ export const idempotencyInProgress = () =>
   new AppError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly', { retryAfterSeconds: 1 })
 export const outsideServiceWindow = () => new AppError(422, 'outside_service_window',
   'The recipient has not written to this number in the last 24 hours: outside the service window only a template may be sent; nothing was sent')
+export const unsupportedMedia = (message: string) => new AppError(422, 'unsupported_media', message, { field: 'file' })
+export const fileTooLarge = (limit: number) =>
+  new AppError(413, 'payload_too_large', `The file is larger than ${limit} bytes (MEDIA_MAX_BYTES)`)

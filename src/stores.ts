@@ -5,6 +5,7 @@ import { idempotencyKeyStore } from './store/idempotency-keys.js'
 import { inboundStore } from './store/inbound.js'
 import { messageReads } from './store/message-reads.js'
 import { keptAsideStore } from './store/kept-aside.js'
+import { mediaStore } from './store/media.js'
 import { messageSearch } from './store/message-search.js'
 import { messageStore } from './store/messages.js'
 import { queueDrainerStore } from './store/queue-drainers.js'
@@ -35,6 +36,7 @@ export function createStores (db: Database) {
     idempotencyKeys: idempotencyKeyStore(db),
     inbound: inboundStore(db),
     keptAside: keptAsideStore(db),
+    media: mediaStore(db),
     users: userStore(db),
     sessions: sessionStore(db),
     messageSearch: messageSearch(db),

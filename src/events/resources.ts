@@ -1,8 +1,11 @@
+import { inboundFileOf, inboundMediaView } from '../media/inbound.js'
 import type { InboundMessage } from '../store/inbound.js'
 
 // message.* events are built below the store (src/resources/message.ts): the store emits them in the transaction of its change.
 
+/** At receipt, in the intake's transaction: a file is announced before the mirror has stored it (`stored: false`, `file_size: null`). */
 export function receivedEvent (message: InboundMessage) {
+  const file = inboundFileOf(message.type, message.payload)
   return {
     workspaceId: message.workspaceId,
     type: 'message.received' as const,
@@ -14,7 +17,8 @@ export function receivedEvent (message: InboundMessage) {
       phone_number_id: message.phoneNumberId,
       type: message.type,
       received_at: message.receivedAt.toISOString(),
-      content: message.payload
+      content: message.payload,
+      ...(file && { media: inboundMediaView(file) })
     }
   }
 }

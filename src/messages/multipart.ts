@@ -1,21 +1,39 @@
+import type { MultipartFile } from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import { AppError, invalidRequest, payloadTooLarge } from '../errors.js'
 import { parseFormBody } from './form.js'
 
+export interface MultipartOptions {
+  /** the fields' limit (BODY_LIMIT_BYTES) */
+  limitBytes: number
+  /**
+   * A route that takes a media file (a one-call send, CONTRACT.md 13): reads the part named `file`,
+   * bounded by its own limit (`fileLimitBytes`) rather than the fields'. Without it, a file part is a 422.
+   */
+  onFile?: (part: MultipartFile) => Promise<void>
+  fileLimitBytes?: number
+}
+
 /**
  * multipart/form-data fields, read as a form (nested keys and JSON strings alike). A file part is
- * refused: media go upstream by media_id or link. @fastify/multipart does not apply Fastify's body
- * limit, so it is applied here.
+ * refused unless the route takes one. @fastify/multipart does not apply Fastify's body limit, so it
+ * is applied here.
  */
-export async function readMultipartFields (request: FastifyRequest, limitBytes: number): Promise<Record<string, unknown>> {
-  if (Number(request.headers['content-length']) > limitBytes) throw payloadTooLarge(limitBytes)
+export async function readMultipartFields (request: FastifyRequest, options: MultipartOptions): Promise<Record<string, unknown>> {
+  const { limitBytes, onFile, fileLimitBytes = 0 } = options
+  if (Number(request.headers['content-length']) > limitBytes + (onFile ? fileLimitBytes : 0)) throw payloadTooLarge(limitBytes + (onFile ? fileLimitBytes : 0))
   const pairs: string[] = []
   let size = 0
+  let files = 0
   try {
-    for await (const part of request.parts()) {
+    for await (const part of request.parts(onFile ? { limits: { fileSize: fileLimitBytes + 1 } } : {})) {
       if (part.type === 'file') {
-        part.file.resume()
-        throw invalidRequest(`${part.fieldname} is a file: files are not accepted; send media_id or link`, part.fieldname)
+        if (!onFile || part.fieldname !== 'file' || files++ > 0) {
+          part.file.resume()
+          throw invalidRequest(`${part.fieldname} is a file: ${onFile ? 'send one media file, as the part named file' : 'files are not accepted; send media_id or link'}`, part.fieldname)
+        }
+        await onFile(part)
+        continue
       }
       if (part.fieldnameTruncated || part.valueTruncated) throw payloadTooLarge(limitBytes)
       const value = typeof part.value === 'string' ? part.value : JSON.stringify(part.value)

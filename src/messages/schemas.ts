@@ -73,14 +73,16 @@ export const SendMessageOkSchema = Type.Object({
   ok: Type.Literal(true),
   id: Type.String({ description: 'The log record: GET /api/messages.php?id= reads it back.' }),
   wamid: Type.String({ description: 'Upstream message id, starting with wamid.' }),
-  status: Type.Literal('sent')
+  status: Type.Literal('sent'),
+  media_id: Type.Optional(Type.String({ description: 'A send that carried its file (multipart part `file`): the media id it was uploaded as.' }))
 })
 
 /** 202 to `Prefer: respond-async` (CONTRACT.md 9): the message is stored and will be sent from the queue. */
 export const SendMessageQueuedSchema = Type.Object({
   ok: Type.Literal(true),
   id: Type.String({ description: 'The message\'s id (msg_…): GET /api/messages.php?id= follows it.' }),
-  status: Type.Literal('queued')
+  status: Type.Literal('queued'),
+  media_id: Type.Optional(Type.String({ description: 'A send that carried its file: the media id it was uploaded as (before the 202).' }))
 })
 
 export const ErrorEnvelopeSchema = Type.Object({
@@ -106,6 +108,6 @@ const REPLAYED = Type.String({ description: "'true' when the answer is the store
 export const SendResponses = {
   200: { ...SendMessageOkSchema, headers: { 'Idempotent-Replayed': REPLAYED } },
   202: { ...SendMessageQueuedSchema, description: 'Prefer: respond-async: queued (CONTRACT.md 9)', headers: { 'Idempotent-Replayed': REPLAYED, 'Preference-Applied': Type.String(), Location: Type.String() } },
-  '4xx': { ...ErrorEnvelopeSchema, description: '401, 403, 409 (no_active_connection; idempotency_in_progress with Retry-After), 413, 415, 422 (invalid_request; idempotency_mismatch), 429', headers: { 'Retry-After': Type.String() } },
+  '4xx': { ...ErrorEnvelopeSchema, description: '401, 403, 409 (no_active_connection; idempotency_in_progress with Retry-After), 413, 415, 422 (invalid_request; idempotency_mismatch; unsupported_media for a file part), 429', headers: { 'Retry-After': Type.String() } },
   '5xx': { ...ErrorEnvelopeSchema, description: '502 upstream_error / upstream_timeout / upstream_unavailable; 503 with Retry-After', headers: { 'Idempotent-Replayed': REPLAYED, 'Retry-After': Type.String() } }
 }

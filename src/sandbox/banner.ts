@@ -43,6 +43,10 @@ Events      every event of the demo workspace is POSTed to ${input.receiverUrl},
             verifies its signature with the standardwebhooks package and prints "[events] verified <type> <webhook-id>" here.
             Add your own endpoint in the dashboard (Developer Studio → Webhooks); local URLs are allowed in the sandbox.
 
+Media       a customer sends a photo as the sandbox starts, and the demo replies with an image uploaded then sent by
+            media id (its "[media]" line follows; Dashboard → Inbound shows the photo). Upload your own (from a checkout):
+            curl -s ${input.baseUrl}/api/media.php -H "Authorization: Bearer $OUTBOUND_KEY" -F file=@docs/examples/receipt.png
+
 Recipients that fail on purpose:
 ${magic}
 

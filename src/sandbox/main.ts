@@ -10,6 +10,7 @@ import { addEndpoint } from '../events/endpoints.js'
 import { defaultAccount, MAGIC_RECIPIENTS, startEmulator } from './emulator/index.js'
 import { readSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.js'
 import { printBanner } from './banner.js'
+import { demoMedia, mediaLine } from './demo-media.js'
 import { startDemoReceiver } from './demo-receiver.js'
 
 /**
@@ -21,7 +22,8 @@ async function main (): Promise<void> {
   // Local endpoints are allowed, so the demo receiver (and yours) can get events. The emulator's recipients
   // never write, so after the sandbox's first day the service window would refuse every free-form message.
   const env: Record<string, string | undefined> = { DATA_DIR: join('data', 'sandbox'), LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE: 'true', SERVICE_WINDOW_CHECK: 'off', ...process.env }
-  const emulator = await startEmulator({ port: Number(env.EMULATOR_PORT ?? 0) })
+  // a send by media id must name a file the emulator holds, as upstream
+  const emulator = await startEmulator({ port: Number(env.EMULATOR_PORT ?? 0), strictMediaIds: true })
   const config = loadConfig({ ...env, GRAPH_API_URL: emulator.url, APP_SECRET: emulator.appSecret, DATABASE_URL: undefined })
   const app = await buildApp({ config })
   await app.listen({ port: config.PORT, host: config.HOST })
@@ -47,6 +49,9 @@ async function main (): Promise<void> {
     dataDir: config.DATA_DIR,
     receiverUrl: receiver.url
   })
+  // after the banner, so that it does not hold the start: its line follows
+  demoMedia(app, emulator, connection.phone_numbers[0].phone_number_id, state.apiKeySecret!)
+    .then(media => { console.log(mediaLine(media)) }, (error: unknown) => { console.log(`[media] the media demo failed: ${(error as Error).message}`) })
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

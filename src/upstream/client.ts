@@ -1,7 +1,9 @@
 import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
 import got, { RequestError, TimeoutError, type Got } from 'got'
-import { parseRetryAfter, UpstreamError } from './errors.js'
+import { answerOf } from './answer.js'
+import { UpstreamError } from './errors.js'
+import { createMediaCalls } from './media.js'
 import { createSendTransport } from './send-transport.js'
 import type { SendResult, UpstreamPhoneNumber, UpstreamTemplate, WebhookRegistration } from './types.js'
 
@@ -25,6 +27,7 @@ const MAX_TEMPLATE_PAGES = 60
 export function createUpstreamClient (options: UpstreamClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, '')
   const transport = createSendTransport({ timeoutMs: options.timeoutMs, connections: options.sendConnections ?? 512 })
+  const media = createMediaCalls({ baseUrl, timeoutMs: options.timeoutMs })
   const http = got.extend({
     agent: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
     retry: { limit: 0 }, // retries belong to the dispatcher, which knows what is safe to repeat
@@ -80,8 +83,11 @@ export function createUpstreamClient (options: UpstreamClientOptions) {
       })
     },
 
+    /** upload, media node, download, delete (CONTRACT.md 5, 13) */
+    media,
+
     async close (): Promise<void> {
-      await transport.close()
+      await Promise.all([transport.close(), media.close()])
     }
   }
 }
@@ -105,34 +111,4 @@ function classifyNetworkError (error: unknown): UpstreamError {
   }
   if (!sent) return new UpstreamError('unreachable', `Could not reach the upstream (${error.code})`)
   return new UpstreamError('lost', `The connection to the upstream broke after the request was sent (${error.code}); the outcome is unknown`)
-}
-
-function answerOf (statusCode: number, text: string, retryAfter: string | undefined): unknown {
-  const parsed = parseJson(text)
-  if (statusCode >= 200 && statusCode < 300 && parsed !== undefined) return parsed
-  throw rejection(statusCode, parsed, retryAfter)
-}
-
-interface GraphErrorBody { error?: { message?: string, type?: string, code?: number, error_subcode?: number, error_data?: { details?: string }, fbtrace_id?: string } }
-
-function rejection (httpStatus: number, body: unknown, retryAfter: string | undefined): UpstreamError {
-  const graph = (body as GraphErrorBody | undefined)?.error
-  const message = graph?.message ?? `The upstream answered HTTP ${httpStatus}`
-  return new UpstreamError('rejected', message, {
-    httpStatus,
-    code: typeof graph?.code === 'number' ? graph.code : undefined,
-    subcode: graph?.error_subcode,
-    type: graph?.type,
-    detail: graph?.error_data?.details,
-    fbtraceId: graph?.fbtrace_id,
-    retryAfterMs: parseRetryAfter(retryAfter)
-  })
-}
-
-function parseJson (text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
 }

@@ -25,6 +25,7 @@ function bodyOf (output: string): Record<string, unknown> {
 
 /** What each kind of example answers in the sandbox. */
 function expected (example: string): Record<string, unknown> {
+  if (example.includes('/api/media.php')) return { ok: true, media_id: expect.stringMatching(/^\d+$/), type: 'image', mime_type: 'image/png' }
   if (example.includes('Prefer: respond-async')) return { ok: true, status: 'queued', id: expect.stringMatching(/^msg_/) }
   if (example.includes('?id=')) return { ok: true, message: expect.objectContaining({ id: expect.stringMatching(/^msg_/), history: expect.any(Array) }) }
   if (example.includes('?client_reference=')) return { ok: true, messages: expect.arrayContaining([expect.objectContaining({ client_reference: expect.any(String) })]) }

@@ -38,12 +38,15 @@ describe('npm run sandbox', () => {
         return messages[0]?.wamid === wamid && messages[0].status === 'read'
       }, { what: 'read in the printed status lookup' })
       expect(read).toBe(true)
+      await waitFor(async () => /\[media\] .*replied with an image uploaded as media \d+ and sent by id/.test(first.output()), { what: 'the media demo' })
     } finally {
       await stop(first)
     }
 
     const listed = await runCli(['messages', 'list', '--workspace', workspace!], { DATA_DIR: dataDir })
-    expect(listed.json.messages).toEqual([expect.objectContaining({ wamid, to: '15551234567', status: 'read', attempts: 1 })])
+    // the pasted text, and the demo's reply to a customer's photo (an image uploaded, then sent by media id)
+    expect(listed.json.messages).toHaveLength(2)
+    expect(listed.json.messages).toEqual(expect.arrayContaining([expect.objectContaining({ wamid, to: '15551234567', status: 'read', attempts: 1 }), expect.objectContaining({ type: 'image', to: '15557654321', status: expect.any(String) })]))
 
     const second = await startSandbox(dataDir)
     try {

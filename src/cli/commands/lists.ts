@@ -1,4 +1,5 @@
 import { MESSAGE_STATUSES } from '../../../db/schema.js'
+import { inboundFileOf, inboundMediaView } from '../../media/inbound.js'
 import { publicInbound } from '../../store/inbound.js'
 import { publicMessage } from '../../store/messages.js'
 import { defineCommand } from '../command.js'
@@ -21,6 +22,14 @@ export const inboundList = defineCommand({
   flags: { workspace: text('ID'), limit },
   async run ({ workspace, limit }, runtime) {
     await existingWorkspace(runtime, workspace)
-    return { messages: (await runtime.stores.inbound.list(workspace, { limit })).map(publicInbound) }
+    const messages = await runtime.stores.inbound.list(workspace, { limit })
+    const rows = new Map((await runtime.stores.media.ofInbound(workspace, messages.map(message => message.id))).map(row => [row.inboundMessageId, row]))
+    // a file's `media` (CONTRACT.md 13), as the API shows it
+    return {
+      messages: messages.map(message => {
+        const file = inboundFileOf(message.type, message.payload)
+        return { ...publicInbound(message), ...(file && { media: inboundMediaView(file, rows.get(message.id)) }) }
+      })
+    }
   }
 })

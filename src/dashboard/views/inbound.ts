@@ -1,8 +1,12 @@
+import { inboundFileOf, inboundMediaView } from '../../media/inbound.js'
 import type { InboundMessage } from '../../store/inbound.js'
+import type { MediaRow } from '../../store/media.js'
 import { html, type SafeHtml } from '../html.js'
 import { empty, phone, time } from '../parts.js'
+import { inboundMedia } from './inbound-media.js'
 
-export interface InboundView { messages: InboundMessage[], numbers: ReadonlyMap<string, string> }
+/** `media`: the rows of the files these messages carried, by inbound message id (stored, size). */
+export interface InboundView { messages: InboundMessage[], numbers: ReadonlyMap<string, string>, media: ReadonlyMap<string, MediaRow> }
 
 export function inboundContent (view: InboundView): SafeHtml {
   return html`
@@ -15,7 +19,7 @@ export function inboundContent (view: InboundView): SafeHtml {
       <td class="nowrap">${sender(message)}</td>
       <td class="nowrap">${view.numbers.get(message.phoneNumberId) ?? message.phoneNumberId}</td>
       <td>${message.type}</td>
-      <td class="content">${contentOf(message)}</td>
+      <td class="content">${contentOf(message, view.media.get(message.id))}</td>
       <td class="wamid"><code>${message.wamid}</code></td>
     </tr>`)}</tbody>
   </table></div>`}
@@ -28,8 +32,10 @@ function sender (message: InboundMessage): string {
   return /^\d+$/.test(message.from) ? phone(message.from) : message.from
 }
 
-/** The readable part of an inbound message: its text, a button's or list reply's title, a caption. */
-function contentOf (message: InboundMessage): SafeHtml {
+/** The readable part of an inbound message: its text, a button's or list reply's title; a file (with its caption). */
+function contentOf (message: InboundMessage, row: MediaRow | undefined): SafeHtml {
+  const file = inboundFileOf(message.type, message.payload)
+  if (file) return inboundMedia(file.kind, inboundMediaView(file, row))
   const payload = message.payload as Record<string, Record<string, unknown> | undefined>
   const part = payload[message.type] ?? {}
   const reply = (part.button_reply ?? part.list_reply) as { title?: string } | undefined

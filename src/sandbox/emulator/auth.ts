@@ -30,7 +30,8 @@ export function authorize (context: EmulatorContext, request: IdRequest): GraphN
   return node
 }
 
-function accessToken (request: FastifyRequest): string | undefined {
+/** The bearer token, or `?access_token=` as Graph also takes it. */
+export function accessToken (request: FastifyRequest): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')
   if (match) return match[1]
   const query = request.query as Record<string, unknown> | undefined

@@ -2,6 +2,7 @@ import { AccountStore } from './accounts.js'
 import { defaultAccount } from './default-account.js'
 import { FaultStore } from './faults.js'
 import { SendLimits } from './limits.js'
+import { MediaStore } from './media-store.js'
 import { StatusOptionStore } from './status-options.js'
 import type { EmulatorOptions, EmulatorStats, RecordedRequest, SentMessage, WebhookDelivery } from './types.js'
 import { WebhookSender } from './webhook-sender.js'
@@ -13,6 +14,7 @@ export interface EmulatorContext {
   accounts: AccountStore
   faults: FaultStore
   limits: SendLimits
+  media: MediaStore
   statusOptions: StatusOptionStore
   webhooks: WebhookSender
   requests: RecordedRequest[]
@@ -34,6 +36,7 @@ export function createContext (options: EmulatorOptions): EmulatorContext {
       pairRateBurst: options.pairRateBurst ?? 45,
       pairRateIntervalMs: options.pairRateIntervalMs ?? 6000
     }),
+    media: new MediaStore(options.mediaUrlTtlMs ?? 5 * 60_000, options.strictMediaIds ?? false),
     statusOptions: new StatusOptionStore(options.statusDelaysMs ?? { sent: 50, delivered: 100, read: 150 }),
     webhooks: new WebhookSender(appSecret, options.webhookRetries ?? [200, 400, 800], webhookDeliveries),
     requests: [],

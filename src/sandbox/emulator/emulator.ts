@@ -20,6 +20,10 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Emu
     clearFaults: () => context.faults.clear(),
     setStatusOptions: (scope, statusOptions) => context.statusOptions.set(scope, statusOptions),
     injectInbound: message => injectInbound(context, message),
+    addMedia: (wabaId, media) => context.media.add({ wabaId, ...media }).id,
+    media: id => context.media.get(id),
+    expireMedia: id => { context.media.delete(id) },
+    failMediaDownloads: times => context.media.failDownloads(times),
     sendTemplateStatusUpdate: update => sendTemplateStatusUpdate(context, update),
     sendWebhook: (wabaId, body, webhookOptions) => sendWebhook(context, wabaId, body, webhookOptions),
     callbackFor: wabaId => context.accounts.node(wabaId)?.waba.callback,
@@ -29,6 +33,7 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Emu
       context.faults.clear()
       context.statusOptions.clear()
       context.limits.reset()
+      context.media.clear()
       clearRecords(context)
     },
     async close () {

@@ -5,6 +5,6 @@ export { ERROR_CODES } from './error-codes.js'
 export { signBody } from './webhook-sender.js'
 export type {
   DeliveryStatus, EmulatedNumber, EmulatedTemplate, Emulator, EmulatorOptions, EmulatorStats, FaultScope, Faults,
-  InboundMessage, RecordedRequest, SendWebhookOptions, SentMessage, StatusDelays, StatusName, StatusOptions,
+  InboundMedia, InboundMessage, MediaInfo, RecordedRequest, SendWebhookOptions, SentMessage, StatusDelays, StatusName, StatusOptions,
   TemplateStatusUpdate, WabaAccount, WebhookDelivery
 } from './types.js'

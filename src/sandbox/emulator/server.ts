@@ -1,7 +1,9 @@
+import multipart from '@fastify/multipart'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { registerBodyParsers } from './body-parsers.js'
 import type { EmulatorContext } from './context.js'
 import { GraphError } from './graph-error.js'
+import { mediaDownloadRoutes, mediaRoutes } from './routes/media.js'
 import { messageTemplateRoutes } from './routes/message-templates.js'
 import { messagesRoutes } from './routes/messages.js'
 import { phoneNumberRoutes } from './routes/phone-numbers.js'
@@ -13,6 +15,8 @@ export function buildEmulatorApp (context: EmulatorContext, logger: boolean): Fa
   const app = Fastify({ logger, forceCloseConnections: true })
   const records = new WeakMap<FastifyRequest, RecordedRequest>()
   registerBodyParsers(app)
+  // uploads are read by the route; a little above the largest kind (documents, 100 MB)
+  app.register(multipart, { limits: { fileSize: 200 * 1024 * 1024, files: 4 } })
 
   app.addHook('onRequest', async function recordRequest (request) {
     const record: RecordedRequest = {
@@ -45,7 +49,10 @@ export function buildEmulatorApp (context: EmulatorContext, logger: boolean): Fa
     await api.register(phoneNumberRoutes(context))
     await api.register(messageTemplateRoutes(context))
     await api.register(subscribedAppRoutes(context))
+    await api.register(mediaRoutes(context))
   }, { prefix: context.basePath })
+  // download URLs are served beside the Graph API, as the upstream's are (another host there)
+  app.register(mediaDownloadRoutes(context))
   return app
 }
 

@@ -64,6 +64,10 @@ export interface EmulatorOptions {
   statusDelaysMs?: StatusDelays
   webhookRetries?: number[]
   logger?: boolean
+  /** how long a media download URL is valid (default 5 minutes, as upstream) */
+  mediaUrlTtlMs?: number
+  /** sends naming a media id the emulator never issued are refused (131053); default false: any unknown id is accepted */
+  strictMediaIds?: boolean
 }
 
 export interface RecordedRequest {
@@ -104,7 +108,23 @@ export interface InboundMessage {
   payload?: unknown
   wamid?: string
   profileName?: string
+  /** a media message's file (image, video, audio, document, sticker): stored upstream, its id in the webhook; default: a small generated file */
+  media?: InboundMedia
 }
+
+export interface InboundMedia {
+  bytes: Buffer
+  mimeType: string
+  caption?: string
+  filename?: string
+  /** audio: a voice note */
+  voice?: boolean
+  /** sticker */
+  animated?: boolean
+}
+
+/** A file the emulated upstream holds, as tests see it. */
+export interface MediaInfo { id: string, wabaId: string, mimeType: string, sha256: string, fileSize: number, bytes: Buffer, downloads: number }
 
 export interface TemplateStatusUpdate {
   wabaId: string
@@ -133,7 +153,15 @@ export interface Emulator {
   setFaults (scope: FaultScope, faults: Faults): void
   clearFaults (): void
   setStatusOptions (scope: 'global' | { recipient: string }, options: StatusOptions): void
-  injectInbound (message: InboundMessage): Promise<{ wamid: string, status: DeliveryStatus }>
+  injectInbound (message: InboundMessage): Promise<{ wamid: string, status: DeliveryStatus, mediaId?: string }>
+  /** stores a file as if a customer had sent it (or it had been uploaded) to the WABA; returns its media id */
+  addMedia (wabaId: string, media: { bytes: Buffer, mimeType: string, filename?: string }): string
+  /** the file behind a media id, while it lives */
+  media (id: string): MediaInfo | undefined
+  /** the id's end of life (7 days inbound, 30 uploaded): GET /{id} and its URLs answer nothing from now on */
+  expireMedia (id: string): void
+  /** the next `times` media downloads answer 500 */
+  failMediaDownloads (times: number): void
   sendTemplateStatusUpdate (update: TemplateStatusUpdate): Promise<DeliveryStatus>
   sendWebhook (wabaId: string, body: unknown, options?: SendWebhookOptions): Promise<DeliveryStatus>
   callbackFor (wabaId: string): string | undefined

@@ -1,24 +1,40 @@
 import type { EmulatorContext } from './context.js'
 import { digitsOf } from './faults.js'
 import { defaultInboundContent, envelope, inboundValue, templateStatusValue } from './notifications.js'
-import type { DeliveryStatus, InboundMessage, SendWebhookOptions, TemplateStatusUpdate } from './types.js'
+import { sampleFile, type SampleKind } from '../sample-media.js'
+import type { DeliveryStatus, InboundMedia, InboundMessage, SendWebhookOptions, TemplateStatusUpdate } from './types.js'
 import { newWamid } from './wamid.js'
 
-export async function injectInbound (context: EmulatorContext, message: InboundMessage): Promise<{ wamid: string, status: DeliveryStatus }> {
+const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker'])
+
+export async function injectInbound (context: EmulatorContext, message: InboundMessage): Promise<{ wamid: string, status: DeliveryStatus, mediaId?: string }> {
   const { waba, number } = context.accounts.number(message.phoneNumberId)
   const from = digitsOf(message.from)
-  const type = message.type ?? 'text'
+  const type = message.type ?? (message.media ? 'image' : 'text')
   const wamid = message.wamid ?? newWamid(from)
+  const media = message.payload === undefined && MEDIA_TYPES.has(type) ? inboundMedia(context, waba.account.wabaId, type as SampleKind, message.media) : undefined
   const value = inboundValue(number, {
     from,
     wamid,
     type,
-    content: message.payload ?? defaultInboundContent(type),
+    content: message.payload ?? media?.content ?? defaultInboundContent(type),
     profileName: message.profileName ?? 'Emulated Customer',
     timestamp: Math.floor(Date.now() / 1000)
   })
   const status = await sendWebhook(context, waba.account.wabaId, envelope(waba.account.wabaId, 'messages', value))
-  return { wamid, status }
+  return { wamid, status, ...(media && { mediaId: media.id }) }
+}
+
+/** A customer's file, held upstream: the webhook carries its id, type and SHA-256 in base64 (the media node gives it in hex). */
+function inboundMedia (context: EmulatorContext, wabaId: string, type: SampleKind, given?: InboundMedia): { id: string, content: Record<string, unknown> } {
+  const file = given ?? { ...sampleFile(type), filename: type === 'document' ? sampleFile(type).filename : undefined }
+  const stored = context.media.add({ wabaId, bytes: file.bytes, mimeType: file.mimeType, filename: file.filename })
+  const content: Record<string, unknown> = { id: stored.id, mime_type: stored.mimeType, sha256: Buffer.from(stored.sha256, 'hex').toString('base64') }
+  if (given?.caption !== undefined) content.caption = given.caption
+  if (type === 'document' && file.filename !== undefined) content.filename = file.filename
+  if (given?.voice !== undefined) content.voice = given.voice
+  if (given?.animated !== undefined) content.animated = given.animated
+  return { id: stored.id, content }
 }
 
 /** Changes the emulator's own template status first, so a sync triggered by the webhook sees the new state. */

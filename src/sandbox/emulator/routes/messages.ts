@@ -3,6 +3,7 @@ import { applyFaults } from '../apply-faults.js'
 import { authorizeNumber } from '../auth.js'
 import type { EmulatorContext } from '../context.js'
 import { isObject, requireString, type Json } from '../json.js'
+import { GraphError } from '../graph-error.js'
 import { acceptSend } from '../outbox.js'
 import { checkTemplate } from '../template-check.js'
 import { validateMessage } from '../validate-message.js'
@@ -16,6 +17,7 @@ export function messagesRoutes (context: EmulatorContext): FastifyPluginAsync {
         return { success: true }
       }
       const message = validateMessage(request.body)
+      checkMediaId(context, waba.account.wabaId, message.type, request.body as Json)
       if (await applyFaults(context.faults, request, reply, { phoneNumberId: number.id, recipient: message.to })) return reply
       const template = message.template && checkTemplate(waba, message.template)
       context.limits.admit(number, message.to)
@@ -32,4 +34,14 @@ export function messagesRoutes (context: EmulatorContext): FastifyPluginAsync {
 /** Mark-as-read and typing indicators share the send endpoint. */
 function isReadReceipt (body: unknown): body is Json {
   return isObject(body) && body.messaging_product === 'whatsapp' && body.status === 'read' && body.type === undefined
+}
+
+const MEDIA = new Set(['image', 'audio', 'video', 'document', 'sticker'])
+
+/** A send by media id names a file the WABA holds (uploaded or received) that has not expired. */
+function checkMediaId (context: EmulatorContext, wabaId: string, type: string, body: Json): void {
+  const id = MEDIA.has(type) ? (body[type] as Json).id : undefined
+  if (typeof id === 'string' && !context.media.usable(id, wabaId)) {
+    throw new GraphError(131053, { details: `Param ${type}['id'] is not a valid media id for this account, or the media has expired.` })
+  }
 }

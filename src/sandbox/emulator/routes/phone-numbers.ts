@@ -5,6 +5,7 @@ import type { EmulatorContext } from '../context.js'
 import { selectFields } from '../fields.js'
 import { NUMBER_LIST_FIELDS, NUMBER_NODE_FIELDS, numberNode, WABA_FIELDS, wabaNode } from '../nodes.js'
 import { pageUrlFor, paginate, type PageQuery } from '../paging.js'
+import { mediaNode } from './media.js'
 
 type Query = PageQuery & { fields?: string }
 
@@ -20,6 +21,10 @@ export function phoneNumberRoutes (context: EmulatorContext): FastifyPluginAsync
     })
 
     app.get<{ Params: { id: string }, Querystring: Query }>('/:id', async function getNode (request, reply) {
+      if (context.media.get(request.params.id)) {
+        if (await applyFaults(context.faults, request, reply, {})) return reply
+        return mediaNode(context, request)
+      }
       const { waba, number } = authorize(context, request)
       if (await applyFaults(context.faults, request, reply, { phoneNumberId: number?.id })) return reply
       if (!number) return selectFields(wabaNode(waba), request.query.fields, WABA_FIELDS, 'WhatsAppBusinessAccount')

@@ -1,0 +1,79 @@
+import type { MultipartFile } from '@fastify/multipart'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { mediaDir } from '../src/config.js'
+import { fingerprint } from '../src/idempotency/fingerprint.js'
+import type { MediaDeps } from '../src/media/deps.js'
+import { openMedia, type MediaDownload } from '../src/media/download.js'
+import { MIRROR_QUEUE } from '../src/media/inbound.js'
+import { openChecked, spoolChecked, type SpooledFile } from '../src/media/intake.js'
+import { MIRROR_MAX_ATTEMPTS, mirrorBackoff, mirrorTask } from '../src/media/mirror.js'
+import { fileForMessage, withMediaId } from '../src/media/one-call.js'
+import { fileStorage } from '../src/media/storage.js'
+import { uploadFromRequest } from '../src/media/upload-request.js'
+import { uploadSpooled } from '../src/media/upload.js'
+import type { SendMessageBody } from '../src/messages/schemas.js'
+import type { MediaRow } from '../src/store/media.js'
+import type { PendingMessage } from '../src/store/messages.js'
+
+/** A send ready to be logged: its fingerprint (an Idempotency-Key's), and the media id a one-call send uploaded. */
+export interface Sendable { pending: PendingMessage, fingerprint?: string, mediaId?: string }
+
+export interface MediaFiles {
+  /** POST /api/media.php's multipart body, checked and uploaded */
+  upload (request: FastifyRequest): Promise<MediaRow>
+  /** a one-call send's file part, checked and spooled before anything goes upstream */
+  spool (part: MultipartFile): Promise<SpooledFile>
+  /** a one-call send's file uploaded (its key first: a held key answers and nothing is uploaded); undefined when answered */
+  attach (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage): Promise<Sendable | undefined>
+  open (row: MediaRow): Promise<MediaDownload>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance { mediaFiles: MediaFiles }
+  interface FastifyRequest {
+    /** a one-call send's spooled file part; removed once the answer is sent */
+    mediaFile?: SpooledFile
+  }
+  interface FastifyContextConfig {
+    /** 'stream': the route reads its multipart body itself (an upload); 'spool': a send that may carry a media file part */
+    mediaFile?: 'stream' | 'spool'
+  }
+}
+
+/** Media (CONTRACT.md 13): uploads, one-call sends, downloads, and the inbound mirror on the work runner. */
+export default fp(async function media (app) {
+  const deps: MediaDeps = {
+    media: app.media, storage: fileStorage(mediaDir(app.config)), upstream: app.upstream, cipher: app.cipher,
+    connections: app.connections, log: app.log, maxBytes: app.config.MEDIA_MAX_BYTES
+  }
+  app.decorateRequest('mediaFile', undefined)
+  async function discardSpooledFile (request: FastifyRequest): Promise<void> {
+    await request.mediaFile?.spool.discard()
+  }
+  app.addHook('onResponse', discardSpooledFile)
+  app.addHook('onRequestAbort', discardSpooledFile)
+  app.decorate('mediaFiles', {
+    upload: async request => await uploadFromRequest(deps, request),
+    spool: async part => await spoolChecked(await openChecked(part.file, { contentType: part.mimetype, filename: part.filename }, deps.maxBytes), deps.storage),
+    async attach (request, reply, pending) {
+      const spooled = request.mediaFile
+      if (!spooled) return { pending }
+      const print = fingerprint(pending)
+      if (await app.answerFromKey(request, reply, print)) return undefined
+      const token = deps.cipher.decrypt(request.activeConnection.connection.accessToken)
+      const target = { workspaceId: request.apiKey.workspaceId, phoneNumberId: request.sender.phoneNumberId, token }
+      const uploaded = await uploadSpooled(deps, target, spooled, fileForMessage(request.body as SendMessageBody, spooled.file))
+      return { pending: withMediaId(pending, uploaded.mediaId), fingerprint: print, mediaId: uploaded.mediaId }
+    },
+    open: async row => await openMedia(deps, row)
+  } satisfies MediaFiles)
+
+  app.work.defineLeased(MIRROR_QUEUE, {
+    batch: 8,
+    concurrency: 8,
+    maxAttempts: MIRROR_MAX_ATTEMPTS,
+    backoffMs: mirrorBackoff,
+    pollMs: 250
+  }, mirrorTask(deps))
+}, { name: 'media', dependencies: ['db', 'work', 'upstream', 'connections', 'idempotency'] })

@@ -2,12 +2,20 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { actors } from '../../src/access/audit.js'
 import { createKey, KeyGrantError, revokeKey } from '../../src/access/keys.js'
+import { SCOPES } from '../../src/access/scopes.js'
 import { page, sendHtml } from '../../src/dashboard/page.js'
 import { keysContent, type KeysView } from '../../src/dashboard/views/keys.js'
 import { notFound } from '../../src/errors.js'
 
 const Choices = Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 })]))
-const CreateKeyBodySchema = Type.Object({ name: Type.String({ maxLength: 200 }), scopes: Choices, phone_number_ids: Choices, _csrf: Type.Optional(Type.String()) })
+// scopes_shown: the form showed the scope boxes, so no scope at all means every box was unchecked (not "the default: all")
+const CreateKeyBodySchema = Type.Object({
+  name: Type.String({ maxLength: 200 }),
+  scopes: Choices,
+  scopes_shown: Type.Optional(Type.String({ maxLength: 1 })),
+  phone_number_ids: Choices,
+  _csrf: Type.Optional(Type.String())
+})
 const KeyParamsSchema = Type.Object({ id: Type.String({ maxLength: 100 }) })
 
 /** Developer Studio → API keys: create with scopes and numbers (the secret shown once), list, revoke. */
@@ -25,11 +33,11 @@ const keys: FastifyPluginAsyncTypebox = async function (app) {
 
   app.post('/keys', { config: { dashboard: 'page' }, schema: { body: CreateKeyBodySchema } }, async function createKeyFromForm (request, reply) {
     const name = request.body.name.trim()
-    const scopes = [request.body.scopes ?? []].flat()
+    const scopes = request.body.scopes === undefined && !request.body.scopes_shown ? undefined : [request.body.scopes ?? []].flat()
     const phoneNumberIds = [request.body.phone_number_ids ?? []].flat()
-    const again = (field: 'name' | 'scopes' | 'numbers', text: string) => render(request, reply, { form: { name, scopes, phoneNumberIds, error: { field, text } } }, 422)
+    const again = (field: 'name' | 'scopes' | 'numbers', text: string) => render(request, reply, { form: { name, scopes: scopes ?? [...SCOPES], phoneNumberIds, error: { field, text } } }, 422)
     if (name === '' || name.length > 100) return await again('name', 'Give the key a name of 1 to 100 characters.')
-    if (scopes.length === 0) return await again('scopes', 'Choose at least one scope.')
+    if (scopes?.length === 0) return await again('scopes', 'Choose at least one scope.')
     try {
       const created = await createKey(app, actors.account(request), { workspaceId: request.account.workspace.id, name, scopes, phoneNumberIds })
       return await render(request, reply, { created }, 201)

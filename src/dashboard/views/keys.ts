@@ -29,6 +29,7 @@ ${view.created && createdPanel(view.created)}
   <form class="form" method="post" action="/dashboard/keys">
     ${csrfField(view.csrfToken)}
     ${field({ name: 'name', label: 'Name', value: form?.name, required: true, maxlength: 100, autocomplete: 'off', placeholder: 'e.g. billing-service', error: form?.error.field === 'name' ? form.error.text : undefined })}
+    <input type="hidden" name="scopes_shown" value="1">
     <fieldset${errorAttributes(form?.error.field === 'scopes')}><legend>Scopes</legend><div class="choices">
       ${SCOPES.map(scope => html`<label class="choice"><input type="checkbox" name="scopes" value="${scope}"${flag('checked', form ? form.scopes.includes(scope) : true)}> <code>${scope}</code></label>`)}
     </div>${form?.error.field === 'scopes' && html`<span class="field-error" id="scopes-error">${form.error.text}</span>`}</fieldset>

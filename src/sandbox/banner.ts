@@ -43,6 +43,9 @@ Events      every event of the demo workspace is POSTed to ${input.receiverUrl},
             verifies its signature with the standardwebhooks package and prints "[events] verified <type> <webhook-id>" here.
             Add your own endpoint in the dashboard (Developer Studio → Webhooks); local URLs are allowed in the sandbox.
 
+Access      Developer Studio → API keys makes keys limited to some scopes and numbers (a read-only key gets 403
+            insufficient_scope on a send); Settings → Audit log lists every change, your sign-in included.
+
 Recipients that fail on purpose:
 ${magic}
 

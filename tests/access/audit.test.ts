@@ -64,6 +64,17 @@ describe('the audit log', () => {
     }
   })
 
+  it('refuses in the key form a number the workspace has not connected, and a form with every scope unchecked', async () => {
+    const before = (await ctx.gateway.app.keys.list(ctx.workspace.workspaceId)).length
+    const foreign = await postForm('/dashboard/keys', [['name', 'foreign'], ['scopes_shown', '1'], ['scopes', 'messages:send'], ['phone_number_ids', '999']])
+    expect(foreign.statusCode).toBe(422)
+    expect(foreign.body).toContain('&quot;999&quot; is not connected')
+    const none = await postForm('/dashboard/keys', [['name', 'none'], ['scopes_shown', '1']])
+    expect(none.statusCode).toBe(422)
+    expect(none.body).toContain('Choose at least one scope.')
+    expect((await ctx.gateway.app.keys.list(ctx.workspace.workspaceId)).length).toBe(before)
+  })
+
   it('records a change once: revoking or removing again adds nothing', async () => {
     const { key } = await ctx.gateway.app.keys.create(ctx.workspace.workspaceId, 'twice')
     const before = (await entries()).length

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 /** A benchmark process (bench/children/*.ts) driven over IPC: what it reported when ready, and calls to its commands. */
@@ -11,9 +12,12 @@ export interface Child<Ready> {
 
 type Commands = Record<string, (...args: any[]) => unknown>
 
-/** Starts bench/children/<name>.ts under tsx with its own environment; resolves once it says it is ready. */
-export async function startChild<Ready> (name: string, env: Record<string, string> = {}): Promise<Child<Ready>> {
-  const script = fileURLToPath(new URL(`./children/${name}.ts`, import.meta.url))
+/**
+ * Starts bench/children/<name>.ts under tsx with its own environment; resolves once it says it is
+ * ready. `root`: another tree's bench/children (another commit's: bench/checkout.ts).
+ */
+export async function startChild<Ready> (name: string, env: Record<string, string> = {}, options: { root?: string } = {}): Promise<Child<Ready>> {
+  const script = options.root ? join(options.root, 'bench', 'children', `${name}.ts`) : fileURLToPath(new URL(`./children/${name}.ts`, import.meta.url))
   // BENCH_CPU_PROF=<dir>: the gateway writes a V8 CPU profile there when it exits (SIGTERM, see stop)
   const profile = process.env.BENCH_CPU_PROF && name.endsWith('gateway') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []
   const child: ChildProcess = fork(script, [], { execArgv: ['--import', 'tsx', ...profile], env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })

@@ -54,6 +54,10 @@ export const phoneNumbers = pgTable('phone_numbers', {
   index('phone_numbers_workspace_position').on(table.workspaceId, table.position)
 ])
 
+/** What an API key may do (CONTRACT.md 16); a key may hold any of them, every one by default. */
+export const SCOPES = ['messages:send', 'messages:read', 'media:write', 'campaigns:write', 'campaigns:read', 'suppressions:write', 'usage:read'] as const
+export type Scope = typeof SCOPES[number]
+
 export const apiKeys = pgTable('api_keys', {
   id: id(),
   workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
@@ -64,7 +68,10 @@ export const apiKeys = pgTable('api_keys', {
   secretHash: text('secret_hash').notNull(),
   createdAt: createdAt(),
   lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
-  revokedAt: timestamp('revoked_at', { withTimezone: true })
+  revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  scopes: jsonb('scopes').$type<Scope[]>().notNull().default([...SCOPES]),
+  /** the numbers the key may send from; null: any of its workspace's */
+  phoneNumberIds: jsonb('phone_number_ids').$type<string[]>()
 }, table => [index('api_keys_workspace').on(table.workspaceId)])
 
 export const templates = pgTable('templates', {
@@ -343,3 +350,20 @@ export const media = pgTable('media', {
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   createdAt: createdAt()
 }, table => [primaryKey({ columns: [table.workspaceId, table.mediaId] })])
+
+/**
+ * Who changed what (CONTRACT.md 16): appended in the transaction of the change, never updated or
+ * deleted (a trigger refuses both: db/migrations/0010_access.sql). Ids only: no secret, no content.
+ */
+export const auditLog = pgTable('audit_log', {
+  /** arrival order: the dashboard pages by it */
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+  actorKind: text('actor_kind').$type<'key' | 'dashboard' | 'cli'>().notNull(),
+  actorId: text('actor_id'),
+  action: text('action').notNull(),
+  targetKind: text('target_kind').notNull(),
+  targetId: text('target_id').notNull(),
+  ip: text('ip')
+}, table => [index('audit_log_workspace').on(table.workspaceId, table.id)])

@@ -1,6 +1,7 @@
 import type { FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import { invalidRequest, noActiveConnection } from '../src/errors.js'
+import { maySendFrom } from '../src/access/scopes.js'
+import { invalidRequest, noActiveConnection, numberNotAllowed } from '../src/errors.js'
 import type { ActiveConnection, PhoneNumber } from '../src/store/connections.js'
 
 declare module 'fastify' {
@@ -18,8 +19,9 @@ declare module 'fastify' {
 
 /**
  * 409 without an active connection: checked before the body is read, on the connection the read
- * cache holds (a connect or disconnect drops it). The sending number needs the body, so it is
- * resolved once the body has passed validation.
+ * cache holds (a connect or disconnect drops it). The sending number needs the body: a key limited
+ * to some numbers is refused (403) as soon as the body is parsed, before it is validated (422); the
+ * number itself is resolved once the body has passed validation.
  */
 export default fp(async function sender (app) {
   app.decorateRequest('activeConnection')
@@ -29,6 +31,15 @@ export default fp(async function sender (app) {
     const active = await app.connections.active(request.apiKey.workspaceId)
     if (!active || active.numbers.length === 0) throw noActiveConnection()
     request.activeConnection = active
+  }
+
+  async function requireAllowedNumber (request: FastifyRequest): Promise<void> {
+    const allowed = request.apiKey.phoneNumberIds
+    if (allowed === null) return
+    const given = (request.body as { phone_number_id?: unknown } | undefined)?.phone_number_id
+    // a malformed phone_number_id is the body's 422; an omitted one means the workspace's first number
+    const wanted = given === undefined ? request.activeConnection.numbers[0].phoneNumberId : given
+    if (typeof wanted === 'string' && !maySendFrom(request.apiKey, wanted)) throw numberNotAllowed(wanted, allowed)
   }
 
   async function resolveSender (request: FastifyRequest): Promise<void> {
@@ -50,6 +61,7 @@ export default fp(async function sender (app) {
   app.addHook('onRoute', function sendFromWorkspace (route: RouteOptions) {
     if (!route.config?.sender) return
     route.preParsing = [route.preParsing ?? []].flat().concat(requireConnection)
+    route.preValidation = [route.preValidation ?? []].flat().concat(requireAllowedNumber)
     route.preHandler = [route.preHandler ?? []].flat().concat(resolveSender)
   })
 }, { name: 'sender', dependencies: ['db', 'auth', 'plan'] })

@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { SignInRequired } from '../src/dashboard/errors.js'
 import { unauthorized } from '../src/errors.js'
-import type { SessionContext } from '../src/store/sessions.js'
+import type { AlsoInTransaction } from '../src/store/also.js'
+import type { Session, SessionContext } from '../src/store/sessions.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,8 +14,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** the live session the request's cookie opens, if any */
     currentAccount (request: FastifyRequest): Promise<SessionContext | undefined>
-    /** a new session for the user, replacing the request's own (a fresh token on every sign-in) */
-    startSession (request: FastifyRequest, reply: FastifyReply, userId: string): Promise<void>
+    /** a new session for the user, replacing the request's own (a fresh token on every sign-in); `also` commits with it */
+    startSession (request: FastifyRequest, reply: FastifyReply, userId: string, also?: AlsoInTransaction<Session>): Promise<void>
     endSession (request: FastifyRequest, reply: FastifyReply): Promise<void>
   }
   interface FastifyContextConfig {
@@ -41,10 +42,10 @@ export default fp(async function session (app) {
     return token ? await app.sessions.find(token) : undefined
   })
 
-  app.decorate('startSession', async function startSession (request: FastifyRequest, reply: FastifyReply, userId: string) {
+  app.decorate('startSession', async function startSession (request: FastifyRequest, reply: FastifyReply, userId: string, also?: AlsoInTransaction<Session>) {
     const previous = request.cookies[SESSION_COOKIE]
     if (previous) await app.sessions.delete(previous)
-    const { token } = await app.sessions.create(userId, new Date(Date.now() + SESSION_IDLE_MS))
+    const { token } = await app.sessions.create(userId, new Date(Date.now() + SESSION_IDLE_MS), also)
     reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(request), maxAge: SESSION_MAX_AGE_MS / 1000 })
   })
 

@@ -9,7 +9,7 @@ import { bodyValidationError } from '../src/messages/validation-errors.js'
 const media: FastifyPluginAsyncTypebox = async function (app) {
   app.post('/api/media.php', {
     // the send's checks: 401 → 429 → 403 → 409; the body is read by the handler, as a stream
-    config: { auth: 'apiKey', rateLimit: {}, plan: ['growth', 'scale'], sender: true, mediaFile: 'stream' },
+    config: { auth: 'apiKey', scopes: ['media:write'], rateLimit: {}, plan: ['growth', 'scale'], sender: true, mediaFile: 'stream' },
     schema: {
       operationId: 'uploadMedia',
       tags: ['media'],
@@ -25,7 +25,7 @@ const media: FastifyPluginAsyncTypebox = async function (app) {
   })
 
   app.get('/api/media.php', {
-    config: { auth: 'apiKey', rateLimit: {}, plan: ['growth', 'scale'] },
+    config: { auth: 'apiKey', scopes: ['messages:read'], rateLimit: {}, plan: ['growth', 'scale'] },
     schema: {
       operationId: 'readMedia',
       tags: ['media'],

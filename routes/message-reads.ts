@@ -10,11 +10,11 @@ import { bodyValidationError } from '../src/messages/validation-errors.js'
 /** GET /api/messages.php (CONTRACT.md 7): one message with its history, or a page of the log. The send's 401 → 429 → 403; no connection needed. */
 const messageReads: FastifyPluginAsyncTypebox = async function (app) {
   app.get('/api/messages.php', {
-    config: { auth: 'apiKey', rateLimit: {}, plan: ['growth', 'scale'] },
+    config: { auth: 'apiKey', scopes: ['messages:read'], rateLimit: {}, plan: ['growth', 'scale'] },
     schema: {
       tags: ['messages'],
       summary: 'Read a message and its status history, or list messages',
-      description: 'With id or wamid: that message and its whole history (404 for an unknown id or another workspace\'s message). ' +
+      description: 'Needs a key with the messages:read scope. With id or wamid: that message and its whole history (404 for an unknown id or another workspace\'s message). ' +
         'Without: messages newest first, filtered by status, to, since and client_reference; page with next_cursor.',
       security: [{ apiKey: [] }],
       querystring: MessageQuerySchema,

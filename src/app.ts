@@ -16,6 +16,7 @@ import pacerPlugin from '../plugins/pacer.js'
 import planPlugin from '../plugins/plan.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
 import redisPlugin from '../plugins/redis.js'
+import scopesPlugin from '../plugins/scopes.js'
 import senderPlugin from '../plugins/sender.js'
 import sendQueuePlugin from '../plugins/send-queue.js'
 import serviceWindowPlugin from '../plugins/service-window.js'
@@ -51,6 +52,9 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger === false ? false : loggerOptions(config),
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,
+    // Opening the embedded database (and migrating it) on a busy small machine can take longer than
+    // Fastify's default 10 s per plugin; a start that is slow is not a start that failed.
+    pluginTimeout: 120_000,
     ajv: { customOptions: { coerceTypes: false, allErrors: false } }
   })
   const allowedMethods = trackRouteMethods(app)
@@ -81,10 +85,12 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(sendQueuePlugin)
   await app.register(serviceWindowPlugin)
   await app.register(docsPlugin)
-  // Route hooks run in this order (CONTRACT.md 2): 401, 429, 403, 409; then the body (413, 415, 422).
+  // Route hooks run in this order (CONTRACT.md 2, 16): 401, 429, 403 plan, 403 scope, 409; then the
+  // body (413, 415; 403 for a number the key may not send from; 422).
   await app.register(rateLimitPlugin)
   await app.register(authPlugin)
   await app.register(planPlugin)
+  await app.register(scopesPlugin)
   await app.register(senderPlugin)
   // then the Idempotency-Key (422 when malformed), taken with the log record
   await app.register(idempotencyPlugin)

@@ -17,6 +17,10 @@ export function withRecordId (error: unknown, id: string): unknown {
 
 export const unauthorized = (message = 'API key missing, invalid or revoked') => new AppError(401, 'unauthorized', message)
 export const planUpgradeRequired = () => new AppError(403, 'plan_upgrade_required', 'API access requires the Growth or Scale plan')
+export const insufficientScope = (scope: string) =>
+  new AppError(403, 'insufficient_scope', `This API key lacks the scope ${scope}: use a key that has it`)
+export const numberNotAllowed = (phoneNumberId: string, allowed: readonly string[]) =>
+  new AppError(403, 'insufficient_scope', `This API key may not send from phone_number_id ${phoneNumberId} (it may send from ${allowed.join(', ')})`)
 export const forbidden = (message: string) => new AppError(403, 'forbidden', message)
 export const notFound = (message = 'Not found') => new AppError(404, 'not_found', message)
 export const methodNotAllowed = (allow: string[]) =>

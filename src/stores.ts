@@ -1,5 +1,6 @@
 import type { Database } from '../db/client.js'
 import { apiKeyStore } from './store/api-keys.js'
+import { auditLogStore } from './store/audit-log.js'
 import { connectionStore } from './store/connections.js'
 import { idempotencyKeyStore } from './store/idempotency-keys.js'
 import { inboundStore } from './store/inbound.js'
@@ -29,6 +30,7 @@ export function createStores (db: Database) {
     readCache: cache,
     workspaces: workspaceStore(db, cache),
     keys: apiKeyStore(db, cache),
+    auditLog: auditLogStore(db),
     connections: connectionStore(db, cache),
     templates: templateStore(db),
     statusEvents: statusEventStore(db),

@@ -34,7 +34,9 @@ async function connectWorkspace (): Promise<string> {
   await app.connections.replace(workspace.id, account.wabaId, app.cipher.encrypt(account.accessToken), [
     { id: number.id, display_phone_number: number.displayPhoneNumber, throughput: { level: process.env.BENCH_THROUGHPUT_LEVEL ?? 'STANDARD' } }
   ])
-  return `Bearer ${(await app.keys.create(workspace.id, 'bench')).secret}`
+  // BENCH_GATEWAY_KEY=scoped (bench/send.ts, BENCH_SEND_SCOPED_KEY=1): a key limited to sending, from this number only
+  const grant = process.env.BENCH_GATEWAY_KEY === 'scoped' ? { scopes: ['messages:send' as const], phoneNumberIds: [number.id] } : {}
+  return `Bearer ${(await app.keys.create(workspace.id, 'bench', grant)).secret}`
 }
 
 // A second process on the same database (and ENCRYPTION_KEY) is given the first one's key and connects nothing.

@@ -1,5 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { actors } from '../../src/access/audit.js'
 import { connectWorkspace, disconnectWorkspace } from '../../src/connections/connect.js'
 import { page, sendHtml } from '../../src/dashboard/page.js'
 import { connectionContent, type ConnectionView } from '../../src/dashboard/views/connection.js'
@@ -30,7 +31,7 @@ const connection: FastifyPluginAsyncTypebox = async function (app) {
     if (!/^\d{1,64}$/.test(wabaId)) return await render(request, reply, { wabaId, fieldError: { waba_id: 'Enter the account ID: digits only.' } }, 422)
     if (accessToken === '') return await render(request, reply, { wabaId, fieldError: { access_token: 'Enter the access token.' } }, 422)
     try {
-      const result = await connectWorkspace(app.connectDeps, { workspaceId: request.account.workspace.id, wabaId, accessToken })
+      const result = await connectWorkspace(app.connectDeps, { workspaceId: request.account.workspace.id, wabaId, accessToken }, actors.account(request))
       return reply.redirect(`/dashboard/connection?done=${result.webhook_registered ? 'connected' : 'connected-webhook-pending'}`, 303)
     } catch (error) {
       if (error instanceof UpstreamError) {
@@ -43,7 +44,7 @@ const connection: FastifyPluginAsyncTypebox = async function (app) {
   })
 
   app.post('/disconnect', { config: { dashboard: 'page' } }, async function disconnect (request, reply) {
-    await disconnectWorkspace(app.connectDeps, request.account.workspace.id)
+    await disconnectWorkspace(app.connectDeps, request.account.workspace.id, actors.account(request))
     return reply.redirect('/dashboard/connection?done=disconnected', 303)
   })
 }

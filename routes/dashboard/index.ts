@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { dashboardErrorHandler } from '../../src/dashboard/error-page.js'
 import { securityHeaders } from '../../src/dashboard/security-headers.js'
 import assets from './assets.js'
+import audit from './audit.js'
 import compose from './compose.js'
 import connection from './connection.js'
 import inbound from './inbound.js'
@@ -28,6 +29,7 @@ const dashboard: FastifyPluginAsync = async function (app) {
   await app.register(keys)
   await app.register(webhooks)
   await app.register(queue)
+  await app.register(audit)
 }
 
 export default dashboard

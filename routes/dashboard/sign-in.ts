@@ -1,5 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
+import { actors, audit } from '../../src/access/audit.js'
 import { spendVerification, verifyPassword } from '../../src/crypto/password.js'
 import { safeReturnPath } from '../../src/dashboard/errors.js'
 import { sendHtml } from '../../src/dashboard/page.js'
@@ -59,7 +60,8 @@ const signIn: FastifyPluginAsyncTypebox = async function (app) {
     const valid = user ? await verifyPassword(password, user.passwordHash) : await spendVerification(password)
     if (!user || !valid) return refuse({ kind: 'error', text: 'Email or password is incorrect.' }, 401)
 
-    await app.startSession(request, reply, user.id)
+    await app.startSession(request, reply, user.id,
+      audit.of(actors.dashboard(user.id, request.ip), 'user.signed_in', () => ({ workspaceId: user.workspaceId, target: { kind: 'user', id: user.id } })))
     await app.users.recordLogin(user.id)
     await app.sessions.deleteExpired()
     return reply.redirect(next ?? '/dashboard', 303)

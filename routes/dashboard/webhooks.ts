@@ -2,7 +2,8 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { page, sendHtml } from '../../src/dashboard/page.js'
 import { webhooksContent, type WebhooksView } from '../../src/dashboard/views/webhooks.js'
-import { addEndpoint, ForbiddenTargetError } from '../../src/events/endpoints.js'
+import { actors } from '../../src/access/audit.js'
+import { addEndpoint, ForbiddenTargetError, removeEndpoint } from '../../src/events/endpoints.js'
 import { sendTestEvent } from '../../src/events/test-event.js'
 import { notFound } from '../../src/errors.js'
 
@@ -36,7 +37,7 @@ const webhooks: FastifyPluginAsyncTypebox = async function (app) {
     const events = [request.body.events ?? []].flat()
     if (events.length === 0) return await render(request, reply, { url, urlError: 'Choose at least one event.' }, 422)
     try {
-      const created = await addEndpoint(app, { workspaceId: request.account.workspace.id, url, events })
+      const created = await addEndpoint(app, { workspaceId: request.account.workspace.id, url, events }, actors.account(request))
       return await render(request, reply, { created }, 201)
     } catch (error) {
       if (error instanceof ForbiddenTargetError) return await render(request, reply, { url, urlError: error.message.replace(/^\w+: /, 'The URL ') }, 422)
@@ -52,7 +53,7 @@ const webhooks: FastifyPluginAsyncTypebox = async function (app) {
 
   app.post('/webhooks/:id/remove', { config: { dashboard: 'page' }, schema: { params: IdParamsSchema } }, async function removeWebhook (request, reply) {
     const endpoint = await ownEndpoint(request, request.params.id)
-    await app.webhooks.removeEndpoint(endpoint.id, endpoint.workspaceId)
+    await removeEndpoint(app.webhooks, actors.account(request), endpoint.id, endpoint.workspaceId)
     return reply.redirect('/dashboard/webhooks?done=endpoint-removed', 303)
   })
 

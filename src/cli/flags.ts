@@ -54,3 +54,16 @@ export function optional<T> (flag: Flag<T>, fallback?: T): Flag<T | undefined> {
     parse: (value, name) => value === undefined ? fallback : flag.parse(value, name)
   }
 }
+
+/** `a,b`: the comma-separated values, trimmed, none empty. */
+export function list (placeholder: string): Flag<string[]> {
+  return {
+    placeholder,
+    required: true,
+    parse (value, name) {
+      const values = text(placeholder).parse(value, name).split(',').map(item => item.trim())
+      if (values.some(item => item === '')) throw new UsageError(`--${name} must be a comma-separated list without empty entries`)
+      return values
+    }
+  }
+}

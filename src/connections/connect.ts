@@ -1,3 +1,4 @@
+import { audit, type Who } from '../access/audit.js'
 import type { TokenCipher } from '../crypto/token-cipher.js'
 import { AppError, notFound } from '../errors.js'
 import type { Stores } from '../stores.js'
@@ -27,12 +28,13 @@ export interface ConnectResult {
  * the WABA's numbers, stored encrypted, the webhook is registered and templates are synced. A failed
  * registration keeps the connection; the server retries it.
  */
-export async function connectWorkspace (deps: ConnectDeps, input: { workspaceId: string, wabaId: string, accessToken: string }): Promise<ConnectResult> {
+export async function connectWorkspace (deps: ConnectDeps, input: { workspaceId: string, wabaId: string, accessToken: string }, who?: Who): Promise<ConnectResult> {
   if (!await deps.stores.workspaces.get(input.workspaceId)) throw notFound(`No workspace ${input.workspaceId}`)
   const listed = await deps.upstream.listPhoneNumbers(input.wabaId, input.accessToken)
   if (listed.length === 0) throw new AppError(422, 'invalid_request', `WABA ${input.wabaId} has no phone numbers to send from`)
   const numbers = await Promise.all(listed.map(async number => ({ ...number, ...await deps.upstream.getPhoneNumber(number.id, input.accessToken) })))
-  const { connection } = await deps.stores.connections.replace(input.workspaceId, input.wabaId, deps.cipher.encrypt(input.accessToken), numbers)
+  const { connection } = await deps.stores.connections.replace(input.workspaceId, input.wabaId, deps.cipher.encrypt(input.accessToken), numbers,
+    audit.of(who, 'connection.connected', connected => ({ workspaceId: input.workspaceId, target: { kind: 'connection', id: connected.connection.id } })))
   const webhookError = await registerWebhook(deps, connection)
   const templates = await syncTemplates(deps, connection)
   return {
@@ -68,7 +70,8 @@ export async function syncWorkspaceTemplates (deps: Pick<ConnectDeps, 'stores' |
   return await syncTemplates(deps, active.connection)
 }
 
-export async function disconnectWorkspace (deps: Pick<ConnectDeps, 'stores'>, workspaceId: string): Promise<void> {
+export async function disconnectWorkspace (deps: Pick<ConnectDeps, 'stores'>, workspaceId: string, who?: Who): Promise<void> {
   if (!await deps.stores.workspaces.get(workspaceId)) throw notFound(`No workspace ${workspaceId}`)
-  if (!await deps.stores.connections.deactivate(workspaceId)) throw new AppError(409, 'no_active_connection', `Workspace ${workspaceId} has no active connection`)
+  const audited = audit.of(who, 'connection.disconnected', (connection: Connection) => ({ workspaceId, target: { kind: 'connection', id: connection.id } }))
+  if (!await deps.stores.connections.deactivate(workspaceId, audited)) throw new AppError(409, 'no_active_connection', `Workspace ${workspaceId} has no active connection`)
 }

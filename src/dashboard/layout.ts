@@ -2,7 +2,7 @@ import { assetUrl } from './assets.js'
 import { html, type SafeHtml } from './html.js'
 import { csrfField, notice, planBadge, type Notice } from './parts.js'
 
-export type NavKey = 'overview' | 'compose' | 'messages' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks'
+export type NavKey = 'overview' | 'compose' | 'messages' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks' | 'audit'
 
 /** What every signed-in page shows around its content. */
 export interface Frame {
@@ -44,6 +44,8 @@ export function layout (frame: Frame, content: SafeHtml): SafeHtml {
       ${link(['keys', 'API keys', '/dashboard/keys'])}
       ${link(['webhooks', 'Webhooks', '/dashboard/webhooks'])}
       <li><a href="/docs">API reference</a></li>
+      <li class="group" aria-hidden="true">Settings</li>
+      ${link(['audit', 'Audit log', '/dashboard/audit'])}
     </ul>
   </nav>
   <main id="main" tabindex="-1">

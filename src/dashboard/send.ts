@@ -61,5 +61,5 @@ function senderOf (numbers: PhoneNumber[], wanted: string | undefined): PhoneNum
 
 /** The API's log record, with no API key behind it: the dashboard sent it. */
 function dashboardRecord (message: ComposedMessage, workspace: Workspace, sender: PhoneNumber): PendingMessage {
-  return { ...pendingMessage(message, { id: '', workspaceId: workspace.id, plan: workspace.plan }, sender), apiKeyId: null }
+  return { ...pendingMessage(message, { id: '', workspaceId: workspace.id }, sender), apiKeyId: null }
 }

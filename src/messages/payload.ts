@@ -5,7 +5,7 @@ import { newId } from '../store/ids.js'
 import type { ComposedMessage } from './compose.js'
 
 /** The log record of a send, with the upstream payload it will carry; its id is known before anything is sent. */
-export function pendingMessage (message: ComposedMessage, key: VerifiedKey, sender: PhoneNumber, clientReference?: string): PendingMessage {
+export function pendingMessage (message: ComposedMessage, key: Pick<VerifiedKey, 'id' | 'workspaceId'>, sender: PhoneNumber, clientReference?: string): PendingMessage {
   const id = newId('msg')
   return {
     id,

@@ -47,6 +47,9 @@ Media       a customer sends a photo as the sandbox starts, and the demo replies
             media id (its "[media]" line follows; Dashboard → Inbound shows the photo). Upload your own (from a checkout):
             curl -s ${input.baseUrl}/api/media.php -H "Authorization: Bearer $OUTBOUND_KEY" -F file=@docs/examples/receipt.png
 
+Access      Developer Studio → API keys makes keys limited to some scopes and numbers (a read-only key gets 403
+            insufficient_scope on a send); Settings → Audit log lists every change, your sign-in included.
+
 Recipients that fail on purpose:
 ${magic}
 

@@ -1,37 +1,30 @@
-import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
-import { apiKeys, workspaces, type Plan } from '../../db/schema.js'
+import { apiKeys, SCOPES, workspaces, type Plan, type Scope } from '../../db/schema.js'
 import { generateApiKey, prefixOf, secretMatches } from '../crypto/api-key.js'
+import { changeWith, type AlsoInTransaction } from './also.js'
 import { newId } from './ids.js'
+import { keyTouches } from './key-touches.js'
 import type { ReadCache } from './read-cache.js'
 
 export type ApiKey = typeof apiKeys.$inferSelect
-export interface VerifiedKey { id: string, workspaceId: string, plan: Plan }
+/** A presented key: what the request may do comes with its cached row, at no extra query. */
+export interface VerifiedKey { id: string, workspaceId: string, plan: Plan, scopes: readonly Scope[], phoneNumberIds: readonly string[] | null }
 
-// last_used_at is a hint for humans: refreshing it once a minute spares a write on every send.
-const LAST_USED_RESOLUTION_MS = 60_000
-// One entry per key this process has seen in use: the bound only guards against surprises.
-const MAX_TOUCHED = 10_000
+/** What a new key may do; omitted: every scope, any number. */
+export interface KeyGrant { scopes?: readonly Scope[], phoneNumberIds?: readonly string[] | null }
 
-interface KeyRow { id: string, workspaceId: string, secretHash: string, revokedAt: Date | null, lastUsedAt: Date | null, plan: Plan }
+type KeyRow = Omit<VerifiedKey, 'id'> & { id: string, secretHash: string, revokedAt: Date | null, lastUsedAt: Date | null }
 
 export function apiKeyStore (db: Database, cache: ReadCache) {
-  // When this process last wrote last_used_at, per key id: a cached row still shows the value from before.
-  const touchedAt = new Map<string, number>()
-
-  function dueForTouch (row: KeyRow): boolean {
-    const last = Math.max(row.lastUsedAt?.getTime() ?? 0, touchedAt.get(row.id) ?? 0)
-    if (Date.now() - last < LAST_USED_RESOLUTION_MS) return false
-    if (touchedAt.size >= MAX_TOUCHED) touchedAt.clear()
-    touchedAt.set(row.id, Date.now())
-    return true
-  }
+  const touches = keyTouches(db)
 
   return {
-    async create (workspaceId: string, name: string): Promise<{ key: ApiKey, secret: string }> {
+    async create (workspaceId: string, name: string, grant: KeyGrant = {}, also?: AlsoInTransaction<ApiKey>): Promise<{ key: ApiKey, secret: string }> {
       const { prefix, secret, secretHash } = generateApiKey()
-      const [key] = await db.insert(apiKeys).values({ id: newId('key'), workspaceId, name, prefix, secretHash }).returning()
-      return { key, secret }
+      const values = { id: newId('key'), workspaceId, name, prefix, secretHash, scopes: [...grant.scopes ?? SCOPES], phoneNumberIds: grant.phoneNumberIds ? [...grant.phoneNumberIds] : null }
+      const key = await changeWith(db, async on => (await on.insert(apiKeys).values(values).returning())[0], also)
+      return { key: key!, secret }
     },
 
     async list (workspaceId: string): Promise<ApiKey[]> {
@@ -43,12 +36,12 @@ export function apiKeyStore (db: Database, cache: ReadCache) {
       return key
     },
 
-    /** Revokes the key; false when no such key exists. Revoking twice is harmless. */
-    async revoke (id: string): Promise<boolean> {
-      const [key] = await db.update(apiKeys).set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
-        .where(eq(apiKeys.id, id)).returning({ id: apiKeys.id })
+    /** Revokes the key; false when no such key exists. Revoking twice is harmless, and `also` runs only the first time. */
+    async revoke (id: string, also?: AlsoInTransaction<ApiKey>): Promise<boolean> {
+      const revoked = await changeWith(db, async on => (await on.update(apiKeys).set({ revokedAt: sql`now()` })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning())[0], also)
       await cache.changed()
-      return key !== undefined
+      return revoked !== undefined || (await this.get(id)) !== undefined
     },
 
     /**
@@ -61,23 +54,24 @@ export function apiKeyStore (db: Database, cache: ReadCache) {
       if (!prefix) return undefined
       const row = await cache.read(`key:${prefix}`, async () => await keyByPrefix(db, prefix), found => found !== undefined && found.revokedAt === null)
       if (!row || row.revokedAt || !secretMatches(secret, row.secretHash)) return undefined
-      if (dueForTouch(row)) await touch(db, row.id)
-      return { id: row.id, workspaceId: row.workspaceId, plan: row.plan }
+      touches.touch(row.id, row.lastUsedAt)
+      return { id: row.id, workspaceId: row.workspaceId, plan: row.plan, scopes: row.scopes, phoneNumberIds: row.phoneNumberIds }
     }
   }
 }
 
 async function keyByPrefix (db: Database, prefix: string): Promise<KeyRow | undefined> {
-  const [row] = await db.select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId, secretHash: apiKeys.secretHash, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt, plan: workspaces.plan })
-    .from(apiKeys).innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
-    .where(eq(apiKeys.prefix, prefix))
+  const [row] = await db.select({
+    id: apiKeys.id,
+    workspaceId: apiKeys.workspaceId,
+    secretHash: apiKeys.secretHash,
+    revokedAt: apiKeys.revokedAt,
+    lastUsedAt: apiKeys.lastUsedAt,
+    scopes: apiKeys.scopes,
+    phoneNumberIds: apiKeys.phoneNumberIds,
+    plan: workspaces.plan
+  }).from(apiKeys).innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId)).where(eq(apiKeys.prefix, prefix))
   return row
-}
-
-async function touch (db: Database, id: string): Promise<void> {
-  const now = new Date()
-  await db.update(apiKeys).set({ lastUsedAt: now }).where(and(eq(apiKeys.id, id),
-    or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, new Date(now.getTime() - LAST_USED_RESOLUTION_MS)))))
 }
 
 export type ApiKeyStore = ReturnType<typeof apiKeyStore>
@@ -88,6 +82,8 @@ export function publicKey (key: ApiKey) {
     id: key.id,
     name: key.name,
     prefix: key.prefix,
+    scopes: key.scopes,
+    phone_number_ids: key.phoneNumberIds,
     created_at: key.createdAt.toISOString(),
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
     revoked_at: key.revokedAt?.toISOString() ?? null

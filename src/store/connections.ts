@@ -2,6 +2,7 @@ import { and, asc, eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { connections, phoneNumbers } from '../../db/schema.js'
 import type { UpstreamPhoneNumber } from '../upstream/types.js'
+import { changeWith, type AlsoInTransaction } from './also.js'
 import { newId } from './ids.js'
 import type { ReadCache } from './read-cache.js'
 
@@ -16,7 +17,7 @@ export function connectionStore (db: Database, cache: ReadCache) {
 
   return {
     /** Stores a new active connection with its numbers in the upstream's order, retiring the workspace's previous one. */
-    async replace (workspaceId: string, wabaId: string, encryptedToken: string, numbers: UpstreamPhoneNumber[]): Promise<ActiveConnection> {
+    async replace (workspaceId: string, wabaId: string, encryptedToken: string, numbers: UpstreamPhoneNumber[], also?: AlsoInTransaction<ActiveConnection>): Promise<ActiveConnection> {
       const replaced = await db.transaction(async tx => {
         await tx.update(connections).set({ status: 'inactive', updatedAt: new Date() })
           .where(and(eq(connections.workspaceId, workspaceId), eq(connections.status, 'active')))
@@ -25,6 +26,7 @@ export function connectionStore (db: Database, cache: ReadCache) {
         const rows = numbers.length === 0 ? [] : await tx.insert(phoneNumbers).values(numbers.map((number, position) => ({
           id: newId('pn'), connectionId: connection.id, workspaceId, position, ...numberFields(number)
         }))).returning()
+        await also?.(tx, { connection, numbers: rows })
         return { connection, numbers: rows }
       })
       await cache.changed()
@@ -44,11 +46,12 @@ export function connectionStore (db: Database, cache: ReadCache) {
       })
     },
 
-    async deactivate (workspaceId: string): Promise<boolean> {
-      const rows = await db.update(connections).set({ status: 'inactive', updatedAt: new Date() })
-        .where(and(eq(connections.workspaceId, workspaceId), eq(connections.status, 'active'))).returning({ id: connections.id })
+    /** False when the workspace had no active connection (and then `also` does not run). */
+    async deactivate (workspaceId: string, also?: AlsoInTransaction<Connection>): Promise<boolean> {
+      const deactivated = await changeWith(db, async on => (await on.update(connections).set({ status: 'inactive', updatedAt: new Date() })
+        .where(and(eq(connections.workspaceId, workspaceId), eq(connections.status, 'active'))).returning())[0], also)
       await cache.changed()
-      return rows.length > 0
+      return deactivated !== undefined
     },
 
     async recordWebhookRegistration (connectionId: string, error: string | null): Promise<void> {

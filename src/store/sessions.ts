@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { and, eq, gt, lte } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { sessions, users, workspaces } from '../../db/schema.js'
+import { changeWith, type AlsoInTransaction } from './also.js'
 import type { Workspace } from './workspaces.js'
 
 export type Session = typeof sessions.$inferSelect
@@ -16,12 +17,12 @@ export interface SessionContext {
 /** Dashboard sessions. Only the SHA-256 of the cookie's token is stored: a leaked table opens nothing. */
 export function sessionStore (db: Database) {
   return {
-    /** A new session; the returned token goes into the cookie and is never stored. */
-    async create (userId: string, expiresAt: Date): Promise<{ token: string, session: Session }> {
+    /** A new session (and `also`, in its transaction); the returned token goes into the cookie and is never stored. */
+    async create (userId: string, expiresAt: Date, also?: AlsoInTransaction<Session>): Promise<{ token: string, session: Session }> {
       const token = randomBytes(32).toString('base64url')
-      const [session] = await db.insert(sessions)
-        .values({ id: sessionId(token), userId, csrfToken: randomBytes(32).toString('base64url'), expiresAt }).returning()
-      return { token, session }
+      const session = await changeWith(db, async on => (await on.insert(sessions)
+        .values({ id: sessionId(token), userId, csrfToken: randomBytes(32).toString('base64url'), expiresAt }).returning())[0], also)
+      return { token, session: session! }
     },
 
     /** The live session this token opens, with its user and workspace; undefined when unknown or expired. */

@@ -24,6 +24,12 @@ export function userStore (db: Database) {
       await db.update(users).set({ passwordHash }).where(eq(users.id, id))
     },
 
+    /** A workspace's users by id, with their email: for pages that name who did something. */
+    async emailsIn (workspaceId: string): Promise<Map<string, string>> {
+      const rows = await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.workspaceId, workspaceId))
+      return new Map(rows.map(row => [row.id, row.email]))
+    },
+
     async recordLogin (id: string): Promise<void> {
       await db.update(users).set({ lastLoginAt: new Date() }).where(eq(users.id, id))
     }

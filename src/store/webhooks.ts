@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, isNull, ne, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { webhookDeliveries, webhookEndpoints, type DeliveryStatus } from '../../db/schema.js'
+import { changeWith, type AlsoInTransaction } from './also.js'
 import { anyOf } from './any-of.js'
 import { createBatcher } from './batcher.js'
 import { newId } from './ids.js'
@@ -57,9 +58,9 @@ export function webhookStore (db: Database) {
 
   return {
     /** `secret` arrives encrypted. */
-    async addEndpoint (endpoint: { workspaceId: string, url: string, events: string[], secret: string }): Promise<WebhookEndpoint> {
-      const [row] = await db.insert(webhookEndpoints).values({ id: newId('whe'), ...endpoint }).returning()
-      return row
+    async addEndpoint (endpoint: { workspaceId: string, url: string, events: string[], secret: string }, also?: AlsoInTransaction<WebhookEndpoint>): Promise<WebhookEndpoint> {
+      const row = await changeWith(db, async on => (await on.insert(webhookEndpoints).values({ id: newId('whe'), ...endpoint }).returning())[0], also)
+      return row!
     },
 
     async endpoints (workspaceId: string): Promise<WebhookEndpoint[]> {
@@ -72,11 +73,15 @@ export function webhookStore (db: Database) {
       return row
     },
 
-    /** Its pending deliveries end `failed` at their next attempt; the rows stay for the record. */
-    async removeEndpoint (id: string, workspaceId?: string): Promise<boolean> {
+    /**
+     * Its pending deliveries end `failed` at their next attempt; the rows stay for the record. False
+     * when there is no such endpoint; removing twice is harmless, and `also` runs only the first time.
+     */
+    async removeEndpoint (id: string, workspaceId?: string, also?: AlsoInTransaction<WebhookEndpoint>): Promise<boolean> {
       const scope = workspaceId ? and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.workspaceId, workspaceId)) : eq(webhookEndpoints.id, id)
-      const rows = await db.update(webhookEndpoints).set({ removedAt: sql`coalesce(${webhookEndpoints.removedAt}, now())` }).where(scope).returning({ id: webhookEndpoints.id })
-      return rows.length > 0
+      const removed = await changeWith(db, async on => (await on.update(webhookEndpoints).set({ removedAt: sql`now()` })
+        .where(and(scope, isNull(webhookEndpoints.removedAt))).returning())[0], also)
+      return removed !== undefined || (await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(scope)).length > 0
     },
 
     /** Newest first. */

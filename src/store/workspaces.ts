@@ -1,6 +1,7 @@
-import { eq } from 'drizzle-orm'
+import { and, eq, ne } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { workspaces, type Plan } from '../../db/schema.js'
+import { changeWith, type AlsoInTransaction } from './also.js'
 import { newId } from './ids.js'
 import type { ReadCache } from './read-cache.js'
 
@@ -18,11 +19,14 @@ export function workspaceStore (db: Database, cache: ReadCache) {
       return row
     },
 
-    async setPlan (id: string, plan: Plan): Promise<Workspace | undefined> {
-      const [row] = await db.update(workspaces).set({ plan, updatedAt: new Date() }).where(eq(workspaces.id, id)).returning()
+    /** The workspace on its new plan; `also` runs only when the plan changes. */
+    async setPlan (id: string, plan: Plan, also?: AlsoInTransaction<Workspace>): Promise<Workspace | undefined> {
+      const changed = await changeWith(db, async on => (await on.update(workspaces).set({ plan, updatedAt: new Date() })
+        .where(and(eq(workspaces.id, id), ne(workspaces.plan, plan))).returning())[0], also)
+      if (!changed) return await this.get(id)
       // The plan is cached with each of the workspace's keys.
       await cache.changed()
-      return row
+      return changed
     }
   }
 }

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { connectWorkspace, disconnectWorkspace } from '../../src/connections/connect.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { connectedWorkspace, startGateway, type TestGateway } from '../helpers/gateway.js'
+import { waitFor } from '../helpers/wait.js'
 import { expectEnvelope, send } from './helpers.js'
 
 // Each send to its own recipient, so the pair rate limit never has a say.
@@ -74,6 +75,7 @@ describe('the send path reads keys and connections from a cache that every chang
     const update = vi.spyOn(gateway.app.database.db, 'update')
     for (let i = 0; i < 5; i++) await gateway.app.keys.verify(secret)
     expect(update).toHaveBeenCalledTimes(1)
-    expect((await gateway.app.keys.get(workspace.apiKeyId))?.lastUsedAt).toBeInstanceOf(Date)
+    // written off the request's path (src/store/key-touches.ts): it lands a moment later
+    await waitFor(async () => (await gateway.app.keys.get(workspace.apiKeyId))?.lastUsedAt instanceof Date, { what: 'last_used_at' })
   })
 })

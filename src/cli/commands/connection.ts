@@ -1,3 +1,4 @@
+import { actors } from '../../access/audit.js'
 import { connectWorkspace, disconnectWorkspace, syncWorkspaceTemplates, type ConnectDeps } from '../../connections/connect.js'
 import { resolveVerifyToken, webhookCallbackUrl } from '../../connections/verify-token.js'
 import type { Config } from '../../config.js'
@@ -12,7 +13,7 @@ export const connect = defineCommand({
   summary: 'connects a WhatsApp Business account: lists its numbers, stores the token encrypted, registers the webhook, syncs templates',
   flags: { workspace: text('ID'), 'waba-id': text('W'), 'access-token': text('T') },
   async run ({ workspace, 'waba-id': wabaId, 'access-token': accessToken }, runtime, config) {
-    return await explained(async () => await connectWorkspace(await connectDeps(runtime, config), { workspaceId: workspace, wabaId, accessToken }))
+    return await explained(async () => await connectWorkspace(await connectDeps(runtime, config), { workspaceId: workspace, wabaId, accessToken }, actors.cli()))
   }
 })
 
@@ -20,7 +21,7 @@ export const disconnect = defineCommand({
   summary: 'makes the workspace\'s connection inactive (sends then get 409)',
   flags: { workspace: text('ID') },
   async run ({ workspace }, runtime) {
-    await explained(async () => await disconnectWorkspace({ stores: runtime.stores }, workspace))
+    await explained(async () => await disconnectWorkspace({ stores: runtime.stores }, workspace, actors.cli()))
     return { ok: true }
   }
 })

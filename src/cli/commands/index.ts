@@ -1,4 +1,5 @@
 import type { Command } from '../command.js'
+import { auditList } from './audit.js'
 import { connect, disconnect, templatesSync } from './connection.js'
 import { keysCreate, keysList, keysRevoke } from './keys.js'
 import { inboundList, messagesList } from './lists.js'
@@ -25,5 +26,6 @@ export const commands: Record<string, Command> = {
   'webhooks list': webhooksList,
   'webhooks remove': webhooksRemove,
   'webhooks deliveries': webhooksDeliveries,
-  'webhooks replay': webhooksReplay
+  'webhooks replay': webhooksReplay,
+  'audit list': auditList
 }

@@ -1,5 +1,6 @@
 import { DELIVERY_STATUSES } from '../../../db/schema.js'
-import { addEndpoint, ForbiddenTargetError } from '../../events/endpoints.js'
+import { actors } from '../../access/audit.js'
+import { addEndpoint, ForbiddenTargetError, removeEndpoint } from '../../events/endpoints.js'
 import { publicDelivery, publicEndpoint } from '../../store/webhooks.js'
 import { CommandError, defineCommand } from '../command.js'
 import { oneOf, optional, text, UsageError } from '../flags.js'
@@ -12,7 +13,7 @@ export const webhooksAdd = defineCommand({
     await existingWorkspace(runtime, workspace)
     try {
       const added = await addEndpoint({ webhooks: runtime.stores.webhooks, cipher: runtime.cipher, config },
-        { workspaceId: workspace, url, events: events?.split(',').map(type => type.trim()).filter(Boolean) })
+        { workspaceId: workspace, url, events: events?.split(',').map(type => type.trim()).filter(Boolean) }, actors.cli())
       return { id: added.endpoint.id, url: added.endpoint.url, events: added.endpoint.events, secret: added.secret }
     } catch (error) {
       throw error instanceof ForbiddenTargetError ? new CommandError(error.message) : error
@@ -33,7 +34,7 @@ export const webhooksRemove = defineCommand({
   summary: 'removes an endpoint; nothing more is sent to it',
   flags: { id: text('ENDPOINT_ID') },
   async run ({ id }, runtime) {
-    if (!await runtime.stores.webhooks.removeEndpoint(id)) throw new CommandError(`webhook endpoint ${JSON.stringify(id)} not found`)
+    if (!await removeEndpoint(runtime.stores.webhooks, actors.cli(), id)) throw new CommandError(`webhook endpoint ${JSON.stringify(id)} not found`)
     return { ok: true }
   }
 })

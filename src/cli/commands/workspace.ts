@@ -1,4 +1,5 @@
 import { PLANS } from '../../../db/schema.js'
+import { actors, audit } from '../../access/audit.js'
 import type { Runtime } from '../../runtime.js'
 import { publicWorkspace, type Workspace } from '../../store/workspaces.js'
 import { CommandError, defineCommand } from '../command.js'
@@ -16,7 +17,8 @@ export const workspacePlan = defineCommand({
   summary: 'changes a workspace\'s plan',
   flags: { workspace: text('ID'), plan: oneOf('P', PLANS) },
   async run ({ workspace, plan }, runtime) {
-    const updated = await runtime.stores.workspaces.setPlan(workspace, plan)
+    const updated = await runtime.stores.workspaces.setPlan(workspace, plan,
+      audit.of(actors.cli(), 'workspace.plan_changed', changed => ({ workspaceId: changed.id, target: { kind: 'workspace', id: changed.id } })))
     if (!updated) throw workspaceNotFound(workspace)
     return publicWorkspace(updated)
   }

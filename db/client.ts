@@ -9,6 +9,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import postgres from 'postgres'
 import { openEmbedded } from './embedded.js'
 import { withPreparedStatements } from './prepared.js'
+import { within, withWaitDeadline } from './wait-deadline.js'
 import * as schema from './schema.js'
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
@@ -30,6 +31,13 @@ export interface DatabaseHandle {
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url))
 // Any constant works: it only has to be the same in every process that migrates this database.
 const MIGRATION_LOCK = 7_240_317
+// CONTRACT.md 12: a request that needs an unreachable database answers 503 within 5 s, and within
+// 5 s of its return every route answers as usual. A statement waits at most this long to be sent;
+// a connection attempt takes at most CONNECT_TIMEOUT_S; a failed one is retried after at most
+// RECONNECT_MAX_S (postgres.js's own backoff grows to 20 s: measured, a request hung 32.7 s after the database returned).
+const WAIT_MS = 3000
+const CONNECT_TIMEOUT_S = 3
+const RECONNECT_MAX_S = 0.5
 
 /** One interface over the three drivers: PostgreSQL for a postgres URL, PGlite on disk when unset, PGlite in memory for memory://. */
 export function openDatabase (databaseUrl: string | undefined, dataDir: string): DatabaseHandle {
@@ -44,8 +52,14 @@ function openPostgres (url: string): DatabaseHandle {
   // No sequential scan where an index can serve: prepared statements keep the plan made for them,
   // often while a table was nearly empty, when a whole-table read looked cheapest; the same plan
   // read the whole table again for every batch once it held thousands of rows (docs/decisions.md).
-  const client = postgres(url, { max: 10, onnotice: () => {}, connection: { jit: 'off', enable_seqscan: 'off' } })
-  const db = drizzlePostgres(withPreparedStatements(client), { schema })
+  const client = postgres(url, {
+    max: 10,
+    onnotice: () => {},
+    connect_timeout: CONNECT_TIMEOUT_S,
+    backoff: retries => Math.min(0.05 * 2 ** retries, RECONNECT_MAX_S) * (0.5 + Math.random() / 2),
+    connection: { jit: 'off', enable_seqscan: 'off' }
+  })
+  const db = drizzlePostgres(withWaitDeadline(withPreparedStatements(client), WAIT_MS), { schema })
   return {
     db,
     kind: 'postgres',
@@ -60,7 +74,7 @@ function openPostgres (url: string): DatabaseHandle {
         lockHolder.release()
       }
     },
-    async ping () { await client`select 1` },
+    async ping () { await within(client`select 1`, WAIT_MS) },
     async onNotify (channel, onNotify) {
       // postgres.js listens on a connection of its own, reconnects it by itself and runs the third argument on each (re)listen.
       const { unlisten } = await client.listen(channel, () => onNotify(), onNotify)

@@ -12,12 +12,12 @@ export type Dependency = 'database' | 'redis' | 'upstream'
  */
 export interface Fault { dependency: Dependency, retry: 'later' | 'final', code: string }
 
-// postgres.js's connection errors and Node's socket errors; DATABASE_WAIT_TIMEOUT is db/wait-deadline.ts's.
-const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'DATABASE_WAIT_TIMEOUT',
+// postgres.js's connection errors and Node's socket errors; DATABASE_* are db/gate.ts's.
+const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'DATABASE_WAIT_TIMEOUT', 'DATABASE_UNAVAILABLE',
   'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
 // SQLSTATE classes and codes that say "not now" rather than "not this": connection exception (08),
 // insufficient resources (53), operator intervention (57P01–57P05: shutdown, cannot connect now),
-// a cancelled statement (57014: statement_timeout, or our wait deadline), serialization failure and
+// a cancelled statement (57014: statement_timeout), serialization failure and
 // deadlock (40001, 40P01), lock not available (55P03), system error (58).
 const RETRY_LATER_STATE = /^(08[0-9A-Z]{3}|53[0-9A-Z]{3}|57P0[1-5]|57014|40001|40P01|55P03|58[0-9A-Z]{3})$/
 const SQLSTATE = /^[0-9A-Z]{5}$/

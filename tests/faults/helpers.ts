@@ -82,3 +82,12 @@ export async function timed<T> (work: () => Promise<T>): Promise<{ ms: number, v
   const value = await work()
   return { ms: Date.now() - started, value }
 }
+
+/** `work`'s value, or undefined while it fails: for polling the database right after it came back. */
+export async function unlessFailing<T> (work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work()
+  } catch {
+    return undefined
+  }
+}

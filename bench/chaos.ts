@@ -131,7 +131,7 @@ export async function benchChaos (): Promise<string> {
       ['total s (settled included)', ((Date.now() - started) / 1000).toFixed(1)]
     ])
     const recovery = table(['cut', 'dependency', 'down ms', 'recovered after heal ms'], heals.map((heal, index) => [String(index + 1), heal.dependency, String(heal.cutMs), String(heal.recoveryMs)]))
-    return `Chaos: ${SENDS} sends (${CONCURRENCY} in flight, 503s retried as their Retry-After asks) through one gateway on PostgreSQL + Redis, against the emulator, while fault proxies cut PostgreSQL and Redis in turn, ${CUTS} times each for ${CUT_MIN_MS}–${CUT_MAX_MS} ms, ${GAP_MS} ms apart. Lost: an id whose record is missing, still in flight, sent without the emulator having it, or failed with a reason the emulator contradicts. Recovered: from the heal until a request that needs the dependency (a read for PostgreSQL, a synchronous send for Redis) answers 200.\n\n${summary}\n\n${recovery}`
+    return `Chaos: ${SENDS} sends (${CONCURRENCY} in flight, 503s retried as their Retry-After asks) through one gateway on PostgreSQL + Redis, against the emulator, while fault proxies cut PostgreSQL and Redis in turn, ${CUTS} × each for ${CUT_MIN_MS}–${CUT_MAX_MS} ms, ${GAP_MS} ms apart. Lost: an id whose record is missing, still in flight, sent without the emulator having it, or failed with a reason the emulator contradicts. Recovered: from the heal until a request that needs the dependency (a read for PostgreSQL, a synchronous send for Redis) answers 200.\n\n${summary}\n\n${recovery}`
   } finally {
     await pool.close()
     await direct.end({ timeout: 1 })

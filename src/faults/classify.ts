@@ -21,8 +21,9 @@ const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONN
 // deadlock (40001, 40P01), lock not available (55P03), system error (58).
 const RETRY_LATER_STATE = /^(08[0-9A-Z]{3}|53[0-9A-Z]{3}|57P0[1-5]|57014|40001|40P01|55P03|58[0-9A-Z]{3})$/
 const SQLSTATE = /^[0-9A-Z]{5}$/
-// ioredis, with enableOfflineQueue off: what a command gets while the connection is down or lost.
-const REDIS_DOWN = /enableOfflineQueue|Connection is closed|Command timed out|max retries per request/i
+// ioredis, with enableOfflineQueue off: what a command gets while the connection is down or lost,
+// its messages exactly (a task's own error text, such as a customer endpoint's, never matches one).
+const REDIS_DOWN = /^(Stream isn't writeable and enableOfflineQueue options is false|Connection is closed\.|Command timed out|Reached the max retries per request limit.*)$/
 
 interface ErrorLike { name?: unknown, message?: unknown, code?: unknown, cause?: unknown }
 

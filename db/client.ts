@@ -61,7 +61,9 @@ function openPostgres (url: string): DatabaseHandle {
     onnotice: () => {},
     connect_timeout: CONNECT_TIMEOUT_S,
     backoff: retries => Math.min(0.05 * 2 ** retries, RECONNECT_MAX_S) * (0.5 + Math.random() / 2),
-    connection: { jit: 'off', enable_seqscan: 'off' }
+    // a transaction whose client was cut off (a network partition leaves no reset) lets go of its
+    // locks after a minute rather than when TCP keepalive gives up on it, hours later
+    connection: { jit: 'off', enable_seqscan: 'off', idle_in_transaction_session_timeout: 60_000 }
   })
   // the statements' pool, renewed once the database answers after connections failed (renewable.ts);
   // the migration lock, the health check and LISTEN keep a small client of their own

@@ -23,7 +23,7 @@ type Gateway = Child<{ url: string, authorization: string }>
 interface Stats { errors: Record<string, number>, accepted: number[] }
 interface SharedRedis { url: string, clear (): Promise<void>, close (): Promise<void> }
 
-async function postgresAnswers (url: string): Promise<boolean> {
+export async function postgresAnswers (url: string): Promise<boolean> {
   const sql = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => {} })
   try {
     await sql`select 1`
@@ -40,7 +40,7 @@ async function postgresAnswers (url: string): Promise<boolean> {
  * key prefixes are fixed, so the number's pacing keys must not meet those of tests running beside
  * it. clear() deletes only the gateway's keys there. Undefined when Redis does not answer.
  */
-async function emptyRedisDatabase (serverUrl: string): Promise<SharedRedis | undefined> {
+export async function emptyRedisDatabase (serverUrl: string): Promise<SharedRedis | undefined> {
   const client = new Redis(serverUrl, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null })
   client.on('error', () => {})
   try {

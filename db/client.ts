@@ -9,6 +9,8 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import postgres from 'postgres'
 import { openEmbedded } from './embedded.js'
 import { withPreparedStatements } from './prepared.js'
+import { within, withGate } from './gate.js'
+import { renewableClient } from './renewable.js'
 import * as schema from './schema.js'
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
@@ -30,6 +32,16 @@ export interface DatabaseHandle {
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url))
 // Any constant works: it only has to be the same in every process that migrates this database.
 const MIGRATION_LOCK = 7_240_317
+// CONTRACT.md 12: a request that needs an unreachable database answers 503 within 5 s, and within
+// 5 s of its return every route answers as usual (gate.ts). A statement waits at most WAIT_MS for a
+// slot; a connection attempt takes at most CONNECT_TIMEOUT_S; a failed one is retried after at most
+// RECONNECT_MAX_S (postgres.js's own backoff grows to 20 s: measured, a request hung 32.7 s after
+// the database returned); while it is gone, a probe goes through every PROBE_MS.
+const CONNECTIONS = 10
+const WAIT_MS = 2000
+const CONNECT_TIMEOUT_S = 3
+const RECONNECT_MAX_S = 0.5
+const PROBE_MS = 250
 
 /** One interface over the three drivers: PostgreSQL for a postgres URL, PGlite on disk when unset, PGlite in memory for memory://. */
 export function openDatabase (databaseUrl: string | undefined, dataDir: string): DatabaseHandle {
@@ -44,8 +56,21 @@ function openPostgres (url: string): DatabaseHandle {
   // No sequential scan where an index can serve: prepared statements keep the plan made for them,
   // often while a table was nearly empty, when a whole-table read looked cheapest; the same plan
   // read the whole table again for every batch once it held thousands of rows (docs/decisions.md).
-  const client = postgres(url, { max: 10, onnotice: () => {}, connection: { jit: 'off', enable_seqscan: 'off' } })
-  const db = drizzlePostgres(withPreparedStatements(client), { schema })
+  const connect = (max: number) => postgres(url, {
+    max,
+    onnotice: () => {},
+    connect_timeout: CONNECT_TIMEOUT_S,
+    backoff: retries => Math.min(0.05 * 2 ** retries, RECONNECT_MAX_S) * (0.5 + Math.random() / 2),
+    // a transaction whose client was cut off (a network partition leaves no reset) lets go of its
+    // locks after a minute rather than when TCP keepalive gives up on it, hours later
+    connection: { jit: 'off', enable_seqscan: 'off', idle_in_transaction_session_timeout: 60_000 }
+  })
+  // the statements' pool, renewed once the database answers after connections failed (renewable.ts);
+  // the migration lock, the health check and LISTEN keep a small client of their own
+  const statements = renewableClient(() => connect(CONNECTIONS))
+  const client = connect(2)
+  const gated = withGate(withPreparedStatements(statements.client), { slots: 2 * CONNECTIONS, waitMs: WAIT_MS, probeEveryMs: PROBE_MS, onRecovered: statements.renew })
+  const db = drizzlePostgres(gated, { schema })
   return {
     db,
     kind: 'postgres',
@@ -60,13 +85,13 @@ function openPostgres (url: string): DatabaseHandle {
         lockHolder.release()
       }
     },
-    async ping () { await client`select 1` },
+    async ping () { await within(client`select 1`, WAIT_MS) },
     async onNotify (channel, onNotify) {
       // postgres.js listens on a connection of its own, reconnects it by itself and runs the third argument on each (re)listen.
       const { unlisten } = await client.listen(channel, () => onNotify(), onNotify)
       return unlisten
     },
-    async close () { await client.end({ timeout: 5 }) }
+    async close () { await Promise.all([statements.end({ timeout: 5 }), client.end({ timeout: 5 })]) }
   }
 }
 

@@ -1,7 +1,10 @@
 import fp from 'fastify-plugin'
+import { shutdownGraceMs } from '../src/config.js'
 import { createDispatcher, type Dispatch } from '../src/dispatch/dispatcher.js'
 import { InFlight } from '../src/dispatch/in-flight.js'
 import { startLease } from '../src/dispatch/lease.js'
+import { createOutcomeWriter } from '../src/dispatch/outcomes.js'
+import { startSweeper } from '../src/dispatch/sweeper.js'
 import { countedDispatch } from '../src/metrics/instrument.js'
 import { dispatcherStore } from '../src/store/dispatchers.js'
 import { newId } from '../src/store/ids.js'
@@ -16,18 +19,23 @@ declare module 'fastify' {
 
 /**
  * The one way a logged message goes upstream, for the API and the dashboard alike. Holds this
- * process's dispatcher lease; on close, lets the dispatches in flight finish within
- * SHUTDOWN_GRACE_MS and marks what could not finish as interrupted.
+ * process's dispatcher lease and sweeps its records in flight (sweeper.ts); on close, lets the
+ * dispatches in flight finish within the grace (config.ts shutdownGraceMs), waits for their
+ * outcomes to be written, and marks what could not finish as interrupted.
  */
 export default fp(async function dispatch (app) {
   const { config } = app
   const dispatcherId = newId('dsp')
   const inFlight = new InFlight()
-  const lease = await startLease({
-    store: dispatcherStore(app.database.db),
-    id: dispatcherId,
-    leaseMs: config.DISPATCHER_LEASE_MS,
-    singleProcess: app.database.kind !== 'postgres',
+  const inHand = new Set<string>()
+  const outcomes = createOutcomeWriter(app.log)
+  const store = dispatcherStore(app.database.db)
+  const lease = await startLease({ store, id: dispatcherId, leaseMs: config.DISPATCHER_LEASE_MS, singleProcess: app.database.kind !== 'postgres', log: app.log })
+  const sweeper = startSweeper({
+    store,
+    dispatcherId,
+    boundMs: config.UPSTREAM_TIMEOUT_MS + config.DISPATCH_DEADLINE_MS,
+    busy: () => [...inHand, ...outcomes.pending()],
     log: app.log
   })
 
@@ -39,6 +47,8 @@ export default fp(async function dispatch (app) {
     log: app.log,
     pacer: app.pacer,
     inFlight,
+    outcomes,
+    inHand,
     dispatcherId,
     limits: { maxAttempts: config.MAX_ATTEMPTS, deadlineMs: config.DISPATCH_DEADLINE_MS, throughputMps: config.THROUGHPUT_MPS }
   }), app.metrics.sends))
@@ -48,9 +58,14 @@ export default fp(async function dispatch (app) {
     if (inFlight.closing) reply.header('connection', 'close')
   })
   app.addHook('preClose', async function drainDispatches () {
-    await inFlight.drain(config.SHUTDOWN_GRACE_MS)
+    const graceMs = shutdownGraceMs(config)
+    const started = Date.now()
+    await inFlight.drain(graceMs)
+    // the outcomes of the sends that finished are written before the lease is let go
+    await outcomes.settle(Math.max(1000, graceMs - (Date.now() - started)))
   })
   app.addHook('onClose', async function releaseLease () {
+    sweeper.stop()
     await lease.stop()
   })
 }, { name: 'dispatch', dependencies: ['db', 'upstream', 'pacer', 'metrics'] })

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
-import { AppError } from '../src/errors.js'
+import { limitsUnavailable } from '../src/errors.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -9,15 +9,6 @@ declare module 'fastify' {
     /** throws 503 when the shared limits cannot be consulted: better refuse than exceed the upstream's limits */
     requireSharedLimits (): Promise<void>
   }
-}
-
-export const sharedLimitsUnavailable = () =>
-  new AppError(503, 'limits_unavailable', 'Shared rate limits are unavailable (Redis unreachable); nothing was sent, retry shortly', { retryAfterSeconds: 1 })
-
-/** A command that failed because Redis is unreachable (as opposed to a bug of ours). */
-export function isRedisUnavailable (error: unknown): boolean {
-  const { name, message } = error as { name?: string, message?: string }
-  return name === 'MaxRetriesPerRequestError' || /enableOfflineQueue|Connection is closed|ECONNREFUSED/.test(message ?? '')
 }
 
 /** One ioredis connection, failing fast while Redis is down and reconnecting on its own. */
@@ -35,6 +26,8 @@ export default fp(async function redis (app) {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 2000,
+    // a Redis that stopped answering on an open connection fails the command rather than hanging the request
+    commandTimeout: 2000,
     retryStrategy: attempt => Math.min(attempt * 200, 2000)
   })
   let warned = false
@@ -54,7 +47,7 @@ export default fp(async function redis (app) {
   app.decorate('redis', client)
   // async: Fastify waits on a hook's promise (a plain function would have to call done)
   app.decorate('requireSharedLimits', async function requireSharedLimits () {
-    if (client.status !== 'ready') throw sharedLimitsUnavailable()
+    if (client.status !== 'ready') throw limitsUnavailable()
   })
   app.addHook('onClose', async () => { client.disconnect() })
 }, { name: 'redis', dependencies: ['db'] })

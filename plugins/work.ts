@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { shutdownGraceMs } from '../src/config.js'
 import { newId } from '../src/store/ids.js'
 import { createWorkRunner, type WorkRunner } from '../src/work/runner.js'
 
@@ -15,5 +16,5 @@ export default fp(async function work (app) {
   const runner = createWorkRunner({ db: app.database.db, worker: newId('wrk'), log: app.log })
   app.decorate('work', runner)
   app.addHook('onReady', async function startWork () { runner.start() })
-  app.addHook('onClose', async function stopWork () { await runner.stop(app.config.SHUTDOWN_GRACE_MS) })
+  app.addHook('onClose', async function stopWork () { await runner.stop(shutdownGraceMs(app.config)) })
 }, { name: 'work', dependencies: ['db'] })

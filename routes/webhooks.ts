@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { sameSecret } from '../src/crypto/constant-time.js'
-import { forbidden, invalidRequest, serviceUnavailable, unauthorized } from '../src/errors.js'
+import { databaseUnavailable, forbidden, invalidRequest, unauthorized } from '../src/errors.js'
 import { databaseErrorCode } from '../src/webhooks/database-errors.js'
 import { validSignature } from '../src/webhooks/signature.js'
 
@@ -32,7 +32,7 @@ const webhooks: FastifyPluginAsync = async function (app) {
     // Stored, then answered: the inbox applies it (src/webhooks/inbox.ts). Only a database that cannot store it gives 503.
     const jobId = await app.inbox.store(raw).catch((error: unknown) => {
       request.log.warn({ code: databaseErrorCode(error) }, 'webhook delivery not stored')
-      throw serviceUnavailable('not_ready', 'The delivery could not be stored; deliver it again later')
+      throw databaseUnavailable('The delivery could not be stored; deliver it again later')
     })
     request.log.debug({ jobId }, 'webhook delivery stored')
     return { ok: true }

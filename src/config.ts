@@ -32,7 +32,8 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_WINDOW_MS: Int(1, 60000),
   BODY_LIMIT_BYTES: Int(1, 262144),
   TEMPLATE_SYNC_INTERVAL_MS: Int(0, 3600000),
-  SHUTDOWN_GRACE_MS: Int(0, 10000),
+  /** on SIGTERM, how long sends in flight may finish; unset: the longest a send can take (shutdownGraceMs) */
+  SHUTDOWN_GRACE_MS: Type.Optional(Type.Integer({ minimum: 0 })),
   /** how long a process's claim on the records it dispatches lasts unless renewed (every third of it) */
   DISPATCHER_LEASE_MS: Int(300, 15000),
   /** trust X-Forwarded-For (behind a proxy); off, a caller could pick the address its rate limit is keyed by */
@@ -99,6 +100,15 @@ export function publicUrl (config: Config): string {
 
 export function isEmbedded (config: Config): boolean {
   return config.DATABASE_URL === undefined
+}
+
+/**
+ * How long a stopping process lets its sends in flight finish (CONTRACT.md 12): SHUTDOWN_GRACE_MS,
+ * or by default the longest a send can take, its deadline and then one upstream call begun just
+ * before it, so that nothing it was dispatching has to be marked interrupted.
+ */
+export function shutdownGraceMs (config: Pick<Config, 'SHUTDOWN_GRACE_MS' | 'DISPATCH_DEADLINE_MS' | 'UPSTREAM_TIMEOUT_MS'>): number {
+  return config.SHUTDOWN_GRACE_MS ?? config.DISPATCH_DEADLINE_MS + config.UPSTREAM_TIMEOUT_MS
 }
 
 /** WEBHOOK_RETRY_SCHEDULE_MS as the list of delays it names. */

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { isRedisUnavailable, sharedLimitsUnavailable } from '../plugins/redis.js'
 import { AppError, invalidRequest, payloadTooLarge, unsupportedMediaType } from './errors.js'
+import { unavailableAnswer } from './faults/answer.js'
 
 /** Turns anything thrown on any route into the error envelope `{ ok: false, error, code }`. */
 export function handleError (this: { config?: { BODY_LIMIT_BYTES: number } }, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
@@ -18,7 +18,9 @@ export function handleError (this: { config?: { BODY_LIMIT_BYTES: number } }, er
 
 function toAppError (error: FastifyError, bodyLimit: number, request: FastifyRequest): AppError | undefined {
   if (error instanceof AppError) return error
-  if (isRedisUnavailable(error)) return sharedLimitsUnavailable()
+  // a dependency that blinked: 503 with Retry-After, never a 500 (src/faults)
+  const unavailable = unavailableAnswer(error)
+  if (unavailable) return unavailable
   if (error.validation) {
     const [first] = error.validation
     const missing = (first?.params as { missingProperty?: string } | undefined)?.missingProperty

@@ -36,6 +36,11 @@ export const rateLimited = (retryAfterSeconds: number) =>
   new AppError(429, 'rate_limited', `Too many requests; retry in ${retryAfterSeconds} s`, { retryAfterSeconds })
 export const serviceUnavailable = (code: 'dispatch_timeout' | 'queue_full' | 'not_ready', message: string, retryAfterSeconds = 1) =>
   new AppError(503, code, message, { retryAfterSeconds })
+/** A dependency blinked (src/faults): nothing was done that the answer does not say; the same request may be made again. */
+export const databaseUnavailable = (message = 'The database is unavailable; nothing was done, retry shortly') =>
+  new AppError(503, 'database_unavailable', message, { retryAfterSeconds: 2 })
+export const limitsUnavailable = () =>
+  new AppError(503, 'limits_unavailable', 'Shared rate limits are unavailable (Redis unreachable); nothing was sent, retry shortly', { retryAfterSeconds: 1 })
 export const idempotencyMismatch = () =>
   new AppError(422, 'idempotency_mismatch', 'This Idempotency-Key was used with a different message; use a new key for a new message')
 export const idempotencyInProgress = () =>

@@ -1,10 +1,12 @@
 import { buildApp } from './app.js'
-import { ConfigError, loadConfig } from './config.js'
+import { ConfigError, loadConfig, shutdownGraceMs } from './config.js'
 import { EmbeddedDatabaseBusyError } from './embedded-lock.js'
 
 /**
- * The only place that listens: `npm start`. On SIGINT/SIGTERM it stops accepting, lets the sends in
- * flight finish within SHUTDOWN_GRACE_MS, marks what could not finish as interrupted, then exits.
+ * The only place that listens: `npm start` (whose script `exec`s node, so the signal reaches this
+ * process and not only npm's shell). On SIGINT/SIGTERM it stops accepting at once, lets the sends in
+ * flight finish within the grace (by default the longest a send can take), writes their outcomes,
+ * releases its leases, marks what could not finish as interrupted, then exits 0 (CONTRACT.md 12).
  */
 async function main (): Promise<void> {
   const config = loadConfig()
@@ -17,12 +19,13 @@ async function main (): Promise<void> {
     process.on(signal, () => {
       if (closing) return
       closing = true
-      app.log.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'shutting down: no new connections; sends in flight may finish')
-      const forced = setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE_MS + 5000).unref()
+      const graceMs = shutdownGraceMs(config)
+      app.log.info({ signal, graceMs }, 'shutting down: no new connections; sends in flight may finish')
+      const forced = setTimeout(() => process.exit(1), graceMs + 5000).unref()
       // Stop accepting at once: the close below first waits for the dispatches in flight (plugins/dispatch.ts).
       app.server.close()
       // Past the grace nothing is left to answer; a connection that never sent a request would hold the close.
-      setTimeout(() => app.server.closeAllConnections(), config.SHUTDOWN_GRACE_MS + 2500).unref()
+      setTimeout(() => app.server.closeAllConnections(), graceMs + 2500).unref()
       app.close().then(() => { clearTimeout(forced); process.exit(0) }, () => process.exit(1))
     })
   }

@@ -14,6 +14,8 @@ serve({
   setFaults: (scope: FaultScope, faults: Faults) => emulator.setFaults(scope, faults),
   /** refusals by code, and the acceptance times (ms) since the last reset */
   stats: () => ({ errors: { ...emulator.stats.errors }, accepted: emulator.sentMessages.map(sent => sent.at) }),
+  /** the record id of every accepted send (its biz_opaque_callback_data), once per acceptance */
+  acceptedIds: () => emulator.sentMessages.map(sent => String((sent.payload as { biz_opaque_callback_data?: unknown }).biz_opaque_callback_data)),
   reset: () => {
     emulator.reset()
     emulator.setStatusOptions('global', { statuses: [] })

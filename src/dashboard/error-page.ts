@@ -1,24 +1,28 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { handleError } from '../error-handler.js'
 import { AppError } from '../errors.js'
+import { unavailableAnswer } from '../faults/answer.js'
 import { signInUrl, SignInRequired } from './errors.js'
 import { html } from './html.js'
 import { bareLayout } from './layout.js'
 import { page, sendHtml } from './page.js'
 
-const TITLES: Record<number, string> = { 403: 'Not allowed', 404: 'Not found', 413: 'Too large', 422: 'Check the form', 429: 'Too many attempts' }
+const TITLES: Record<number, string> = { 403: 'Not allowed', 404: 'Not found', 413: 'Too large', 422: 'Check the form', 429: 'Too many attempts', 503: 'Temporarily unavailable' }
 
 /**
  * The dashboard's error handler: JSON endpoints answer in the API's error envelope; pages answer
  * with a page that says what happened (or, without a session, a redirect to sign-in).
  */
-export function dashboardErrorHandler (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  if (error instanceof SignInRequired) return reply.redirect(signInUrl(error.returnTo), 303)
-  if (request.routeOptions.config?.dashboard === 'json') return handleError.call(this, error, request, reply)
+export function dashboardErrorHandler (this: FastifyInstance, thrown: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (thrown instanceof SignInRequired) return reply.redirect(signInUrl(thrown.returnTo), 303)
+  if (request.routeOptions.config?.dashboard === 'json') return handleError.call(this, thrown, request, reply)
+  // a dependency that blinked is a 503 page with Retry-After, never a 500 (src/faults)
+  const error = (unavailableAnswer(thrown) ?? thrown) as FastifyError
   const status = statusOf(error)
   if (error instanceof AppError && error.extra.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.extra.retryAfterSeconds))
-  if (status >= 500) request.log.error({ err: error }, 'dashboard page failed')
-  const message = status >= 500 ? 'Something went wrong on our side. It has been logged; try again in a moment.' : error.message
+  if (status === 503) request.log.warn({ code: (error as AppError).code }, 'dashboard page unavailable')
+  else if (status >= 500) request.log.error({ err: error }, 'dashboard page failed')
+  const message = status === 503 ? error.message : status >= 500 ? 'Something went wrong on our side. It has been logged; try again in a moment.' : error.message
   const title = TITLES[status] ?? (status >= 500 ? 'Something went wrong' : 'Request refused')
   const content = html`<div class="card error-page"><p>${message}</p><p><a href="/dashboard">Back to the overview</a></p></div>`
   if (request.account) return sendHtml(reply, page(request, { title }, content), status)

@@ -1,8 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { isRetryLater } from '../faults/classify.js'
+import { faultWaitMs } from '../faults/retry.js'
 import type { AcquireOptions, Pacer, Permit, SendTicket } from '../pacer/types.js'
 import type { SendResult } from '../upstream/types.js'
 import type { Run } from './in-flight.js'
 import { retryDelay } from './retry.js'
+import { QueuedSendLeft } from './stop.js'
 
 export interface AttemptPlan {
   pacer: Pacer
@@ -12,6 +15,14 @@ export interface AttemptPlan {
   deadline: number
   maxAttempts: number
   run: Run
+  /** Runs once, when the first slot is granted, just before the first call: false means the send is off (QueuedSendLeft `withdrawn`). */
+  claim?: () => Promise<boolean>
+  /**
+   * A dependency that fails for now (src/faults: Redis behind the pacer, the database behind the
+   * claim) is waited out until the deadline rather than ending the send: a queued send never ends
+   * because a dependency blinked (CONTRACT.md 12). A live send answers 503 at once instead.
+   */
+  waitOutFaults?: boolean
   send (): Promise<SendResult>
 }
 
@@ -29,14 +40,20 @@ export async function attemptUntilDone (plan: AttemptPlan): Promise<Outcome> {
   const { run } = plan
   let attempts = 0
   let lastError: unknown
+  let claimed = plan.claim === undefined
+  let faults = 0
   for (;;) {
     let permit: Permit
     try {
       run.signal.throwIfAborted()
       permit = await plan.pacer.acquire(plan.ticket, { deadline: plan.deadline, signal: run.signal, retry: attempts > 0, lane: plan.lane })
+      if (!claimed) claimed = await claimWith(plan.claim!, permit)
     } catch (error) {
-      return { ok: false, error: attempts > 0 ? lastError : error, attempts }
+      if (plan.waitOutFaults && isRetryLater(error) && await pause(faultWaitMs(faults++), run.signal)) continue
+      if (error instanceof QueuedSendLeft) return { ok: false, error, attempts }
+      return { ok: false, error: attempts > 0 ? lastError : run.signal.aborted ? run.signal.reason : error, attempts }
     }
+    faults = 0
     attempts += 1
     const call = plan.send()
     const done = () => permit.done()
@@ -48,10 +65,28 @@ export async function attemptUntilDone (plan: AttemptPlan): Promise<Outcome> {
     }
     const delay = retryDelay(lastError, attempts, plan.maxAttempts)
     if (delay === undefined || Date.now() + delay >= plan.deadline) return { ok: false, error: lastError, attempts }
-    try {
-      await sleep(delay, undefined, { signal: run.signal })
-    } catch {
-      return { ok: false, error: lastError, attempts }
-    }
+    if (!await pause(delay, run.signal)) return { ok: false, error: lastError, attempts }
+  }
+}
+
+/** The claim, on a granted slot: a slot not used for a call is given back. */
+async function claimWith (claim: () => Promise<boolean>, permit: Permit): Promise<true> {
+  let claimed = false
+  try {
+    claimed = await claim()
+  } finally {
+    if (!claimed) permit.done()
+  }
+  if (!claimed) throw new QueuedSendLeft('withdrawn')
+  return true
+}
+
+/** Waits, unless the run is stopped first: whether it waited. */
+async function pause (ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal })
+    return true
+  } catch {
+    return false
   }
 }

@@ -4,11 +4,13 @@ import { throughputOf } from '../pacer/throughput.js'
 import { withRecordId } from '../errors.js'
 import { PacerRefusal, type Pacer } from '../pacer/types.js'
 import type { Connection } from '../store/connections.js'
-import type { MessageRecord, MessageStore } from '../store/messages.js'
+import { isWamidTaken, type MessageRecord, type MessageStore } from '../store/messages.js'
 import type { UpstreamClient } from '../upstream/client.js'
+import { UpstreamError } from '../upstream/errors.js'
 import { attemptUntilDone, type Outcome } from './attempts.js'
-import { abandonedFailure, dispatchFailure } from './failure.js'
+import { abandonedFailure, dispatchFailure, sendFailure, type SendFailure } from './failure.js'
 import type { InFlight } from './in-flight.js'
+import type { OutcomeWriter } from './outcomes.js'
 import { DispatchStopped, QueuedSendLeft } from './stop.js'
 
 export interface DispatchDeps {
@@ -18,6 +20,10 @@ export interface DispatchDeps {
   log: FastifyBaseLogger
   pacer: Pacer
   inFlight: InFlight
+  /** writes each outcome, retrying in the background what the database refused */
+  outcomes: OutcomeWriter
+  /** the records this process is dispatching now: the sweeper leaves them be */
+  inHand: Set<string>
   /** this process in the `dispatchers` table */
   dispatcherId: string
   limits: { maxAttempts: number, deadlineMs: number, throughputMps?: number }
@@ -35,25 +41,29 @@ export interface DispatchOptions {
   /**
    * A queued send (CONTRACT.md 9): paced behind live sends; `claim` runs once its first slot is
    * granted, just before the upstream call, and false means it is no longer to be sent. Its
-   * deadline is its expiry. Rejects with QueuedSendLeft when the record was left as it was.
+   * deadline is its expiry; a dependency that blinks is waited out. Rejects with QueuedSendLeft
+   * when the record was left as it was.
    */
   queued?: { claim (): Promise<boolean> }
 }
 
 export type Dispatch = (record: MessageRecord, options: DispatchOptions) => Promise<{ wamid: string }>
 
+const ANOTHER_MESSAGES_ID = 'The upstream accepted the message with the message id of another message; its outcome is unknown'
+
 /**
  * Sends a pending record upstream, paced and retried (attempts.ts), and ends it `sent` or `failed`.
- * Rejects with the error to answer: 502 for the upstream's failure, 503 when nothing could be sent.
+ * Rejects with the error to answer: 502 for the upstream's failure or an unknown outcome, 503 when
+ * nothing was sent. Once the upstream accepted, it resolves with the wamid whatever the database
+ * does: the record's write is retried until it lands (outcomes.ts).
  */
 export function createDispatcher (deps: DispatchDeps): Dispatch {
   async function paced (record: MessageRecord, options: DispatchOptions, deadline: number): Promise<Outcome> {
-    const run = deps.inFlight.start({ deadline, signal: options.signal, yieldsToShutdown: options.queued !== undefined })
+    const { queued } = options
+    const run = deps.inFlight.start({ deadline, signal: options.signal, yieldsToShutdown: queued !== undefined })
     try {
-      const { queued } = options
       if (!queued && record.dispatcherId !== deps.dispatcherId) await deps.messages.claim(record.id, deps.dispatcherId)
       const token = deps.cipher.decrypt(options.connection.accessToken)
-      let claimed = !queued
       return await attemptUntilDone({
         pacer: deps.pacer,
         ticket: { numberId: record.phoneNumberId, recipient: record.recipient, mps: throughputOf(options.throughputLevel, deps.limits.throughputMps) },
@@ -61,10 +71,9 @@ export function createDispatcher (deps: DispatchDeps): Dispatch {
         deadline,
         maxAttempts: deps.limits.maxAttempts,
         run,
-        send: async () => {
-          if (!claimed && !(claimed = await queued!.claim())) throw new QueuedSendLeft('withdrawn')
-          return await deps.upstream.sendMessage(record.phoneNumberId, token, record.payload as Record<string, unknown>)
-        }
+        claim: queued?.claim,
+        waitOutFaults: queued !== undefined,
+        send: async () => await deps.upstream.sendMessage(record.phoneNumberId, token, record.payload as Record<string, unknown>)
       })
     } catch (error) {
       return { ok: false, error, attempts: 0 }
@@ -73,19 +82,37 @@ export function createDispatcher (deps: DispatchDeps): Dispatch {
     }
   }
 
-  return async function dispatch (record, options) {
-    const outcome = await paced(record, options, options.deadline ?? Date.now() + deps.limits.deadlineMs)
-    if (outcome.ok) {
-      await deps.messages.markSent(record.id, { wamid: outcome.result.wamid, attempts: outcome.attempts })
-      deps.log.info({ messageId: record.id, wamid: outcome.result.wamid, attempts: outcome.attempts }, 'message sent')
-      return { wamid: outcome.result.wamid }
-    }
-    if (options.queued) leftAsItWas(outcome)
-    const abandoned = outcome.attempts > 0 && outcome.error instanceof DispatchStopped
-    const failure = abandoned ? abandonedFailure() : dispatchFailure(outcome.error, options.queued ? 'expired' : 'dispatch_timeout')
-    await deps.messages.markFailed(record.id, { errorCode: failure.errorCode, errorText: failure.errorText, attempts: outcome.attempts })
-    deps.log.warn({ messageId: record.id, errorCode: failure.errorCode, attempts: outcome.attempts, error: failure.errorText }, 'message failed')
+  async function failed (record: MessageRecord, failure: SendFailure, attempts: number): Promise<never> {
+    await deps.outcomes.write(record.id, async () => {
+      await deps.messages.markFailed(record.id, { errorCode: failure.errorCode, errorText: failure.errorText, attempts })
+    })
+    deps.log.warn({ messageId: record.id, errorCode: failure.errorCode, attempts }, 'message failed')
     throw withRecordId(failure.response, record.id)
+  }
+
+  async function sent (record: MessageRecord, wamid: string, attempts: number): Promise<{ wamid: string }> {
+    try {
+      await deps.outcomes.write(record.id, async () => { await deps.messages.markSent(record.id, { wamid, attempts }) }, isWamidTaken)
+    } catch {
+      // the wamid names another of our messages: not a usable id, and whether this one went out is unknown
+      return await failed(record, sendFailure(new UpstreamError('invalid', ANOTHER_MESSAGES_ID)), attempts)
+    }
+    deps.log.info({ messageId: record.id, wamid, attempts }, 'message sent')
+    return { wamid }
+  }
+
+  return async function dispatch (record, options) {
+    deps.inHand.add(record.id)
+    try {
+      const outcome = await paced(record, options, options.deadline ?? Date.now() + deps.limits.deadlineMs)
+      if (outcome.ok) return await sent(record, outcome.result.wamid, outcome.attempts)
+      if (options.queued) leftAsItWas(outcome)
+      const abandoned = outcome.attempts > 0 && outcome.error instanceof DispatchStopped
+      const failure = abandoned ? abandonedFailure() : dispatchFailure(outcome.error, outcome.attempts, options.queued ? 'expired' : 'dispatch_timeout')
+      return await failed(record, failure, outcome.attempts)
+    } finally {
+      deps.inHand.delete(record.id)
+    }
   }
 }
 

@@ -1,4 +1,5 @@
-import { AppError, serviceUnavailable } from '../errors.js'
+import { AppError, databaseUnavailable, limitsUnavailable, serviceUnavailable } from '../errors.js'
+import { classify } from '../faults/classify.js'
 import { PacerRefusal } from '../pacer/types.js'
 import { INTERRUPTED_TEXT } from '../store/dispatchers.js'
 import { UpstreamError } from '../upstream/errors.js'
@@ -17,12 +18,18 @@ export interface SendFailure {
 const MESSAGES = {
   timeout: 'The upstream did not answer in time; the message may or may not have been sent',
   unreachable: 'The upstream could not be reached; nothing was sent',
-  lost: 'The connection to the upstream broke after the message was sent; its outcome is unknown'
+  lost: 'The connection to the upstream broke after the message was sent; its outcome is unknown',
+  invalid: 'The upstream accepted the message without a usable message id; its outcome is unknown (a later status webhook settles it)'
 } as const
 
-/** What ended a dispatch, as its record and its answer: see attempts.ts for what `error` can be. */
-export function dispatchFailure (error: unknown, deadlineCode: 'dispatch_timeout' | 'expired' = 'dispatch_timeout'): SendFailure {
-  const failure = error instanceof PacerRefusal ? refusalFailure(error) : error instanceof DispatchStopped ? stoppedFailure(error) : sendFailure(error)
+/**
+ * What ended a dispatch, as its record and its answer: see attempts.ts for what `error` can be.
+ * `attempts`: upstream calls made; none means nothing was sent, whatever stopped it.
+ */
+export function dispatchFailure (error: unknown, attempts: number, deadlineCode: 'dispatch_timeout' | 'expired' = 'dispatch_timeout'): SendFailure {
+  const failure = error instanceof PacerRefusal
+    ? refusalFailure(error)
+    : error instanceof DispatchStopped ? stoppedFailure(error) : attempts === 0 ? notAttempted(error) : sendFailure(error)
   // A queued send's deadline is its expiry (QUEUE_MAX_AGE_MS): the record says so.
   if (failure.errorCode === 'dispatch_timeout' && deadlineCode === 'expired') return { ...failure, errorCode: 'expired', errorText: 'Not sent: the message expired in the queue (QUEUE_MAX_AGE_MS)' }
   return failure
@@ -30,7 +37,9 @@ export function dispatchFailure (error: unknown, deadlineCode: 'dispatch_timeout
 
 export function sendFailure (error: unknown): SendFailure {
   if (!(error instanceof UpstreamError)) {
-    return { errorCode: 'internal_error', errorText: (error as Error)?.message ?? String(error), attempted: false, response: error as Error }
+    // an upstream call ended in something unforeseen: whether it went out is unknown. The error's
+    // own text stays out of the record (it may carry a dependency's message, or content).
+    return { errorCode: 'outcome_unknown', errorText: 'The send ended with an unexpected error after the upstream call began; it may or may not have been sent', attempted: true, response: new AppError(502, 'outcome_unknown', 'The send ended with an unexpected error; the message may or may not have been sent') }
   }
   const { code, detail } = error.details
   const errorText = detail && !error.message.includes(detail) ? `${error.message}: ${detail}` : error.message
@@ -44,6 +53,14 @@ export function sendFailure (error: unknown): SendFailure {
     response: new AppError(502, 'upstream_error', `The upstream refused the message: ${errorText}`,
       code !== undefined ? { upstream: { code, message: error.message } } : {})
   }
+}
+
+/** Stopped before any upstream call: a dependency that blinked (src/faults) is a 503 to retry, anything else our own failure. */
+function notAttempted (error: unknown): SendFailure {
+  const fault = classify(error)
+  if (fault?.retry === 'later' && fault.dependency === 'redis') return notSent('limits_unavailable', 'the shared rate limits were unavailable (Redis unreachable)', limitsUnavailable())
+  if (fault?.retry === 'later' && fault.dependency === 'database') return notSent('database_unavailable', 'the database was unavailable', databaseUnavailable())
+  return { errorCode: 'internal_error', errorText: 'Not sent: an internal error stopped the send before any upstream call', attempted: false, response: error as Error }
 }
 
 function notSent (errorCode: string, errorText: string, response: AppError): SendFailure {

@@ -1,4 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { faultCode } from '../faults/classify.js'
+import { faultLog } from '../faults/fault-log.js'
 import type { DispatcherStore } from '../store/dispatchers.js'
 
 export interface LeaseOptions {
@@ -24,13 +26,20 @@ export async function startLease (options: LeaseOptions): Promise<Lease> {
 
   let stopped = false
   let timer: NodeJS.Timeout | undefined
+  const faults = faultLog(log, 'renewing the dispatcher lease')
   let renewal: Promise<void> = Promise.resolve()
+  // A process cut off from the database cannot tell a dead process from one cut off like itself:
+  // after an outage it lets a whole lease pass, time for every live process to renew, before it
+  // interrupts anyone else's records.
+  let reachableSince = 0
   async function renew (): Promise<void> {
     try {
       await store.renew(id, leaseMs)
-      report(await store.interruptOrphans(id, { leaseMs }), log)
+      if (faults.blinking) reachableSince = Date.now()
+      if (Date.now() - reachableSince >= leaseMs) report(await store.interruptOrphans(id, { leaseMs }), log)
+      faults.succeeded()
     } catch (error) {
-      log.error({ err: error, dispatcherId: id }, 'could not renew the dispatcher lease')
+      faults.failed(error)
     }
     if (!stopped) timer = setTimeout(() => { renewal = renew() }, leaseMs / 3).unref()
   }
@@ -47,7 +56,7 @@ export async function startLease (options: LeaseOptions): Promise<Lease> {
         await store.remove(id)
       } catch (error) {
         // the lease then runs out by itself, and another process (or the next start) interrupts what is left
-        log.error({ err: error, dispatcherId: id }, 'could not release the dispatcher lease')
+        log.error({ code: faultCode(error), dispatcherId: id }, 'could not release the dispatcher lease')
       }
     }
   }

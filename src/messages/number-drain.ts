@@ -1,5 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../db/client.js'
+import { faultCode, isRetryLater } from '../faults/classify.js'
+import { faultLog } from '../faults/fault-log.js'
+import { faultWaitMs } from '../faults/retry.js'
 import { createBatcher } from '../store/batcher.js'
 import { jobSql, type Job } from '../store/jobs.js'
 import type { MessageRecord } from '../store/messages.js'
@@ -36,6 +40,7 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
   const pairs = new Map<string, Promise<void>>()
   let stopped = false
   let wake: (() => void) | undefined
+  const faults = faultLog(deps.log, 'queued sends')
   const complete = createBatcher(async (ids: number[]) => {
     await jobSql.complete(deps.db, ids, deps.worker)
     return ids.map(() => undefined)
@@ -44,18 +49,36 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
   function start (job: Job, record: MessageRecord | undefined): void {
     const key = record?.recipient ?? `job:${job.id}`
     const run: Promise<void> = (pairs.get(key) ?? Promise.resolve()).then(async () => {
-      const outcome = stopped ? 'requeue' : await deps.send(job, record)
+      const outcome = await sendWaitingOutFaults(job, record)
       if (outcome === 'requeue') await jobSql.release(deps.db, [job.id], deps.worker)
       else await complete(job.id)
     }).catch(error => {
       // the job keeps its lease until it runs out; then it is offered again and finds its record as it is
-      deps.log.error({ jobId: job.id, err: (error as Error).message }, 'queued send: could not settle its job')
+      deps.log.error({ jobId: job.id, code: faultCode(error) }, 'queued send: could not settle its job')
     }).finally(() => {
       active.delete(job.id)
       if (pairs.get(key) === run) pairs.delete(key)
       wake?.()
     })
     pairs.set(key, run)
+  }
+
+  /**
+   * A dependency that blinks before the send began (the connection lookup, an expiry's write) is
+   * waited out here, in the recipient's line, so that nothing behind it overtakes it and nothing
+   * ends because of it (CONTRACT.md 12); the dispatch waits out its own (attempts.ts).
+   */
+  async function sendWaitingOutFaults (job: Job, record: MessageRecord | undefined): Promise<'done' | 'requeue'> {
+    for (let tries = 0; ; tries++) {
+      if (stopped) return 'requeue'
+      try {
+        return await deps.send(job, record)
+      } catch (error) {
+        if (!isRetryLater(error)) throw error
+        faults.failed(error)
+        await sleep(faultWaitMs(tries))
+      }
+    }
   }
 
   async function next (delayMs: number): Promise<void> {
@@ -69,28 +92,46 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
   async function loop (): Promise<void> {
     // lease in batches: one claim per quarter of the capacity rather than one per message
     const minBatch = Math.max(1, Math.floor(deps.capacity / 4))
-    while (!stopped && await deps.drainers.leftByAnother(QUEUED_SENDS, numberId, deps.worker)) await next(deps.pollMs)
+    // leased, but their records not read yet (the database failed in between): read before leasing more
+    let unread: Job[] = []
+    let waitMs = deps.pollMs
+    let othersGone = false
     while (!stopped) {
-      const room = deps.capacity - active.size
-      let leased: Job[] = []
-      if (room >= minBatch || (active.size === 0 && room > 0)) {
-        leased = await jobSql.lease(deps.db, QUEUED_SENDS, { worker: deps.worker, leaseMs: deps.leaseMs, limit: room, groupKey: numberId })
+      try {
+        if (!othersGone && await deps.drainers.leftByAnother(QUEUED_SENDS, numberId, deps.worker)) {
+          await next(deps.pollMs)
+          continue
+        }
+        othersGone = true
+        const room = deps.capacity - active.size - unread.length
+        if (room >= minBatch || (active.size === 0 && unread.length === 0 && room > 0)) {
+          unread.push(...await jobSql.lease(deps.db, QUEUED_SENDS, { worker: deps.worker, leaseMs: deps.leaseMs, limit: room, groupKey: numberId }))
+        }
+        const leased = unread
         const records = await deps.queuedSends.byIds(leased.map(job => job.payload.toString('utf8')))
+        unread = []
+        faults.succeeded()
         const byId = new Map(records.map(record => [record.id, record]))
         for (const job of leased) {
           active.set(job.id, job)
           start(job, byId.get(job.payload.toString('utf8')))
         }
+        if (leased.length === 0 && active.size === 0) break
+        waitMs = leased.length > 0 && leased.length < room ? deps.pollMs : deps.pollMs * 4
+      } catch (error) {
+        if (!isRetryLater(error)) throw error
+        faults.failed(error)
+        waitMs = Math.min(Math.max(waitMs * 2, deps.pollMs), 1000)
       }
-      if (leased.length === 0 && active.size === 0) break
       if (stopped) break
-      await next(leased.length > 0 && leased.length < room ? deps.pollMs : deps.pollMs * 4)
+      await next(waitMs)
     }
+    if (unread.length > 0) await jobSql.release(deps.db, unread.map(job => job.id), deps.worker).catch(() => {})
     await Promise.allSettled([...pairs.values()])
   }
 
   const done = loop().catch(error => {
-    deps.log.error({ err: (error as Error).message }, 'queued sends: a number\'s drain failed')
+    deps.log.error({ code: faultCode(error) }, 'queued sends: a number\'s drain failed')
   })
   return {
     done: done.then(async () => { await Promise.allSettled([...pairs.values()]) }),

@@ -2,6 +2,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../db/client.js'
 import type { Dispatch } from '../dispatch/dispatcher.js'
 import { QueuedSendLeft } from '../dispatch/stop.js'
+import { faultCode } from '../faults/classify.js'
+import { faultLog } from '../faults/fault-log.js'
 import { throughputOf, windowFor } from '../pacer/throughput.js'
 import type { ConnectionStore } from '../store/connections.js'
 import { jobSql, type Job } from '../store/jobs.js'
@@ -52,6 +54,7 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
   let tookOver = !deps.singleProcess
   // nothing to drain: the next look comes later and later (a hand-over in this process wakes it at once)
   const polls = idlePolls(deps.pollMs)
+  const faults = faultLog(deps.log, 'queued sends: polling')
 
   /** Starts a drain for each number with queued sends and none yet; whether any number had any. */
   async function poll (): Promise<boolean> {
@@ -69,7 +72,7 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
       drains.set(numberId, drain)
       void drain.done.finally(() => {
         drains.delete(numberId)
-        deps.drainers.release(numberId, deps.worker).catch(error => deps.log.error({ err: (error as Error).message }, 'could not release a queue drain lease'))
+        deps.drainers.release(numberId, deps.worker).catch(error => deps.log.warn({ code: faultCode(error) }, 'could not release a queue drain lease; it runs out by itself'))
       })
     }
     return numbers.length > 0
@@ -80,8 +83,9 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
     clearTimeout(timer)
     timer = setTimeout(() => {
       polling ??= poll()
-        .then(found => { polls.after(found) })
-        .catch(error => { deps.log.error({ err: (error as Error).message }, 'queued sends: poll failed') })
+        .then(found => { faults.succeeded(); polls.after(found) })
+        // a database that blinks: look less often (up to IDLE_POLL_MAX_MS), one log line per outage
+        .catch(error => { faults.failed(error); polls.after(false) })
         .finally(() => { polling = undefined; schedule(polls.delayMs) })
     }, delayMs).unref()
   }
@@ -124,7 +128,8 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
   return {
     start () {
       schedule(0)
-      renewal = setInterval(() => { renew().catch(error => deps.log.error({ err: (error as Error).message }, 'queued sends: lease renewal failed')) }, deps.leaseMs / 3).unref()
+      const renewals = faultLog(deps.log, 'queued sends: lease renewal')
+      renewal = setInterval(() => { renew().then(() => { renewals.succeeded() }, error => { renewals.failed(error) }) }, deps.leaseMs / 3).unref()
     },
     wake () {
       polls.reset()

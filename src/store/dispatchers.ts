@@ -2,8 +2,10 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { dispatchers, messages } from '../../db/schema.js'
 import { messageEvent } from '../resources/message.js'
+import { anyOf } from './any-of.js'
 import { emitEvents, outboxCommitted } from './outbox.js'
 
+export const LOST_TEXT = 'Outcome unknown: the gateway lost track of this send before its outcome was recorded; it may or may not have been sent (a later status webhook settles it)'
 export const INTERRUPTED_TEXT = 'Interrupted: the gateway process dispatching this message stopped before its outcome was recorded; it may or may not have been sent'
 
 // A row outlives its lease by this long: a process that stalled past its lease renews into the same row.
@@ -16,10 +18,10 @@ const leaseEnd = (leaseMs: number) => sql`now() + ${leaseMs}::integer * interval
  * name the process dispatching them. Times come from the database's clock, the one every process shares.
  */
 export function dispatcherStore (db: Database) {
-  async function interrupt (where: SQL): Promise<number> {
+  async function interrupt (where: SQL, errorCode = 'interrupted', errorText = INTERRUPTED_TEXT): Promise<number> {
     const rows = await db.transaction(async tx => {
       const failed = await tx.update(messages)
-        .set({ status: 'failed', errorCode: 'interrupted', errorText: INTERRUPTED_TEXT, failedAt: sql`now()`, updatedAt: new Date() })
+        .set({ status: 'failed', errorCode, errorText, failedAt: sql`now()`, updatedAt: new Date() })
         .where(and(inArray(messages.status, ['pending', 'sending']), where))
         .returning()
       await emitEvents(tx, failed.map(messageEvent).filter(event => event !== undefined))
@@ -54,6 +56,17 @@ export function dispatcherStore (db: Database) {
         and (${messages.dispatcherId} is not null or ${messages.createdAt} < now() - ${options.leaseMs}::integer * interval '1 millisecond')`)
       await db.delete(dispatchers).where(sql`${dispatchers.leaseExpiresAt} < now() - ${KEEP_EXPIRED}`)
       return count
+    },
+
+    /**
+     * The sweeper (CONTRACT.md 12): this live process's records still pending or sending after
+     * `olderThanMs` that it is no longer working on (`except`: those it is) have lost their outcome;
+     * they end failed `outcome_unknown`, which a later status webhook or outcome moves forward.
+     */
+    async settleLost (selfId: string, olderThanMs: number, except: string[]): Promise<number> {
+      const busy = except.length > 0 ? sql`and not (${messages.id} = ${anyOf(except)})` : sql``
+      return await interrupt(sql`${messages.dispatcherId} = ${selfId}
+        and ${messages.updatedAt} < now() - ${olderThanMs}::integer * interval '1 millisecond' ${busy}`, 'outcome_unknown', LOST_TEXT)
     },
 
     /** Fails this process's own pending (and sending) records: at shutdown, for what could not finish. */

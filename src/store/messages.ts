@@ -23,10 +23,11 @@ const INSERT_PENDING = statement(`insert into messages (id, workspace_id, api_ke
   select v.id, v.workspace_id, v.api_key_id, v.phone_number_id, v.recipient, v.type, v.payload, v.dispatcher_id, v.client_reference, 'pending'
   from json_to_recordset($1::json) as v(id text, workspace_id text, api_key_id text, phone_number_id text, recipient text, type text, payload jsonb, dispatcher_id text, client_reference text)
   returning id, created_at, updated_at`)
-// `interrupted` is a presumption made for a process that stopped answering; what a send actually
-// returns later (a slow process whose lease lapsed) replaces it. `queued` and `sending` are a
+// `interrupted` is a presumption made for a process that stopped answering, `outcome_unknown` one
+// the sweeper makes for a record a live process lost track of; what a send actually returns later
+// (a slow process whose lease lapsed, an outcome written once the database answered) replaces it. `queued` and `sending` are a
 // queued send's steps before its outcome (src/messages/queue.ts).
-const PRESUMED_INTERRUPTED = `(m.status = 'failed' and m.error_code = 'interrupted')`
+const PRESUMED_INTERRUPTED = `(m.status = 'failed' and m.error_code in ('interrupted', 'outcome_unknown'))`
 const STILL_OPEN = `(m.status in ('pending', 'queued', 'sending') or ${PRESUMED_INTERRUPTED})`
 // The records are locked first (`b`, in id order), so `b.before` is what this update moves from
 // whatever a status webhook did meanwhile: a record that moves makes its message.sent event once.
@@ -188,6 +189,19 @@ function pendingRecord (message: PendingMessage, createdAt: Date, updatedAt: Dat
     createdAt,
     updatedAt
   }
+}
+
+/**
+ * The write failed because another record has this wamid (the unique index on messages.wamid): the
+ * upstream answered with the id of another message, which is no usable id (CONTRACT.md 12).
+ */
+export function isWamidTaken (error: unknown): boolean {
+  for (let current = error as { code?: unknown, constraint_name?: unknown, constraint?: unknown, cause?: unknown } | undefined, depth = 0; current && depth < 4; depth++) {
+    const constraint = current.constraint_name ?? current.constraint
+    if (current.code === '23505' && typeof constraint === 'string' && constraint.includes('wamid')) return true
+    current = current.cause as typeof current
+  }
+  return false
 }
 
 export function publicMessage (message: MessageRecord) {

@@ -40,7 +40,7 @@ export interface StatusBatchResult {
 }
 
 // A send that ended this way may have reached the upstream: a later sent/delivered/read proves it did.
-export const UNKNOWN_OUTCOME_CODES = ['upstream_timeout', 'interrupted', 'upstream_error']
+export const UNKNOWN_OUTCOME_CODES = ['upstream_timeout', 'interrupted', 'upstream_error', 'outcome_unknown', 'upstream_invalid_response']
 
 // Where the record stands: pending (and any status before a send) 0, sent 1, delivered 2, read 3;
 // a failure whose outcome is unknown 0 (it may still move); a known failure 99 (final).

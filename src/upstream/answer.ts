@@ -23,7 +23,7 @@ export function rejection (httpStatus: number, body: unknown, retryAfter: string
   })
 }
 
-function parseJson (text: string): unknown {
+export function parseJson (text: string): unknown {
   try {
     return JSON.parse(text)
   } catch {

@@ -1,9 +1,10 @@
 import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
 import got, { RequestError, TimeoutError, type Got } from 'got'
-import { answerOf } from './answer.js'
+import { answerOf, parseJson, rejection } from './answer.js'
 import { UpstreamError } from './errors.js'
 import { createMediaCalls } from './media.js'
+import { acceptedMessage } from './message-id.js'
 import { createSendTransport } from './send-transport.js'
 import type { SendResult, UpstreamPhoneNumber, UpstreamTemplate, WebhookRegistration } from './types.js'
 
@@ -48,10 +49,8 @@ export function createUpstreamClient (options: UpstreamClientOptions) {
     async sendMessage (phoneNumberId: string, token: string, message: Record<string, unknown> | string): Promise<SendResult> {
       const url = new URL(at(`${encodeURIComponent(phoneNumberId)}/messages`))
       const raw = await transport.post(url, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, typeof message === 'string' ? message : JSON.stringify(message))
-      const answer = answerOf(raw.statusCode, raw.body, raw.retryAfter) as { messages?: { id?: string, message_status?: string }[] }
-      const sent = answer.messages?.[0]
-      if (typeof sent?.id !== 'string') throw new UpstreamError('lost', 'The upstream accepted the message without returning its id')
-      return { wamid: sent.id, messageStatus: sent.message_status }
+      if (raw.statusCode >= 200 && raw.statusCode < 300) return acceptedMessage(raw.body)
+      throw rejection(raw.statusCode, parseJson(raw.body), raw.retryAfter)
     },
 
     async listPhoneNumbers (wabaId: string, token: string): Promise<UpstreamPhoneNumber[]> {

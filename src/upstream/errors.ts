@@ -7,6 +7,7 @@ export type UpstreamFailureKind =
   | 'unreachable'  // nothing was sent: connection refused, DNS, connect timeout
   | 'timeout'      // sent, no answer in time: the outcome is unknown
   | 'lost'         // sent, connection dropped before a full answer: the outcome is unknown
+  | 'invalid'      // a 2xx without a usable message id (message-id.ts): the outcome is unknown
 
 // Codes that describe a passing condition (upstream-facts.md 2.3, class R). 131048 and 131049
 // clear only after hours, so retrying within a request's deadline would just fail again.
@@ -39,9 +40,11 @@ export class UpstreamError extends Error {
   }
 
   /** The envelope code the gateway answers with (CONTRACT.md section 2). */
-  get envelopeCode (): 'upstream_error' | 'upstream_timeout' | 'upstream_unavailable' {
+  get envelopeCode (): 'upstream_error' | 'upstream_timeout' | 'upstream_unavailable' | 'upstream_invalid_response' | 'outcome_unknown' {
     if (this.kind === 'timeout') return 'upstream_timeout'
     if (this.kind === 'unreachable') return 'upstream_unavailable'
+    if (this.kind === 'invalid') return 'upstream_invalid_response'
+    if (this.kind === 'lost') return 'outcome_unknown'
     return 'upstream_error'
   }
 }

@@ -2,6 +2,9 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../db/client.js'
 import { createBatcher } from '../store/batcher.js'
 import { jobSql, type Job, type NewJob } from '../store/jobs.js'
+import { faultCode, isRetryLater } from '../faults/classify.js'
+import { faultLog, type FaultLog } from '../faults/fault-log.js'
+import { faultWaitMs, untilItLands } from '../faults/retry.js'
 import { exponentialBackoff, idlePolls } from './backoff.js'
 
 export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0]
@@ -62,10 +65,13 @@ interface Queue {
   timer: NodeJS.Timeout | undefined
   again: boolean
   polls: ReturnType<typeof idlePolls>
+  faults: FaultLog
 }
 
 const DEFAULT_POLL_MS = 250
 const DEFAULT_LEASE_MS = 30_000
+// how long an attempt given back after a blip is retried while the database is away
+const GIVE_BACK_MS = 30_000
 
 /**
  * The one runner behind the webhook inbox, queued sends and customer events: claiming (FOR UPDATE
@@ -78,8 +84,17 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
   const leasedWork = new Map<string, { settled: Set<Promise<void>>, renewal: NodeJS.Timeout }>()
   let started = false
   let stopping = false
+  const stopped = new AbortController()
 
   async function retryOrBury (job: Job, error: unknown, options: TaskOptions, fence?: string): Promise<void> {
+    // A dependency that blinked is no fault of the job's: it gets its attempt back and is tried
+    // again soon, however often that happens; never a dead letter (CONTRACT.md 12). The give-back
+    // is retried while the database is away, so the outage does not cost the attempt after all.
+    if (isRetryLater(error)) {
+      const retryAt = new Date(Date.now() + faultWaitMs(Number.MAX_SAFE_INTEGER))
+      await untilItLands(async () => { await jobSql.fail(db, job.id, { error: faultCode(error), retryAt, attempts: Math.max(0, job.attempts - 1), worker: fence }) }, GIVE_BACK_MS, stopped.signal)
+      return
+    }
     const maxAttempts = options.maxAttempts ?? 5
     const message = error instanceof Error ? error.message : String(error)
     const retryAt = job.attempts < maxAttempts ? new Date(Date.now() + (options.backoffMs ?? exponentialBackoff)(job.attempts)) : undefined
@@ -99,8 +114,11 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
       let found: Round = 'worked'
       try {
         found = await queue.round()
+        queue.faults.succeeded()
       } catch (error) {
-        log.error({ queue: queue.name, err: (error as Error).message }, 'work round failed')
+        // a database that blinks: the queue looks less often (idlePolls), one log line per outage
+        queue.faults.failed(error)
+        if (isRetryLater(error)) found = 'idle'
       }
       queue.running = undefined
       const delayMs = queue.polls.after(found !== 'idle' || queue.again)
@@ -112,7 +130,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
 
   function add (name: string, pollMs: number | undefined, round: () => Promise<Round>): void {
     if (queues.has(name)) throw new Error(`work queue ${name} is defined twice`)
-    const queue: Queue = { name, pollMs: pollMs ?? DEFAULT_POLL_MS, round, running: undefined, timer: undefined, again: false, polls: idlePolls(pollMs ?? DEFAULT_POLL_MS) }
+    const queue: Queue = { name, pollMs: pollMs ?? DEFAULT_POLL_MS, round, running: undefined, timer: undefined, again: false, polls: idlePolls(pollMs ?? DEFAULT_POLL_MS), faults: faultLog(log, `work queue ${name}`) }
     queues.set(name, queue)
     if (started) run(queue)
   }
@@ -143,7 +161,8 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
             await jobSql.complete(tx, claimed.map(job => job.id))
           })
         } catch (error) {
-          if (claimed.length === 0) throw error
+          // nothing was committed: a blip costs the jobs nothing, and splitting the batch would not help
+          if (claimed.length === 0 || isRetryLater(error)) throw error
           if (claimed.length === 1) {
             await retryOrBury({ ...claimed[0], attempts: claimed[0].attempts + 1 }, error, options)
             return 'worked'
@@ -165,8 +184,9 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
       }, { maxBatch: 500 })
       const inFlight = new Set<number>()
       const groups = groupCounter(options.perGroup, options.batch, options.pollMs ?? DEFAULT_POLL_MS)
+      const renewals = faultLog(log, `work queue ${name}: lease renewal`)
       const renewal = setInterval(() => {
-        jobSql.renew(db, worker, [...inFlight], leaseMs).catch(error => log.error({ queue: name, err: (error as Error).message }, 'could not renew job leases'))
+        jobSql.renew(db, worker, [...inFlight], leaseMs).then(() => { renewals.succeeded() }, error => { renewals.failed(error) })
       }, leaseMs / 3).unref()
       const settled = new Set<Promise<void>>()
       add(name, options.pollMs, async () => {
@@ -183,11 +203,15 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
           inFlight.add(job.id)
           groups.add(job.groupKey)
           const done = (async () => {
+            let worked = false
             try {
               await task(job)
-              await complete(job.id)
+              worked = true
+              // done is done: its completion is retried while the database is away, not the work
+              await untilItLands(async () => { await complete(job.id) }, leaseMs, stopped.signal)
             } catch (error) {
-              await retryOrBury(job, error, options, worker).catch(failure => log.error({ queue: name, jobId: job.id, err: (failure as Error).message }, 'could not record a job failure'))
+              if (worked) log.warn({ queue: name, jobId: job.id, code: faultCode(error) }, 'could not record a job done; it is offered again once its lease runs out')
+              else await retryOrBury(job, error, options, worker).catch(failure => log.error({ queue: name, jobId: job.id, code: faultCode(failure) }, 'could not record a job failure'))
             } finally {
               inFlight.delete(job.id)
               groups.remove(job.groupKey)
@@ -221,6 +245,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
 
     async stop (graceMs) {
       stopping = true
+      setTimeout(() => stopped.abort(), graceMs).unref()
       for (const queue of queues.values()) clearTimeout(queue.timer)
       const underWay = [...queues.values()].map(queue => queue.running).filter(Boolean)
       for (const leased of leasedWork.values()) { clearInterval(leased.renewal); underWay.push(...leased.settled) }

@@ -53,10 +53,10 @@ describe('POST /api/messages.php: dispatch and upstream failures', () => {
     expect(await latestRecord(gateway, workspace.workspaceId)).toMatchObject({ status: 'failed', errorCode: 'upstream_timeout', attempts: 1 })
   })
 
-  it('a connection reset after sending: 502 upstream_error, record failed, outcome unknown', async () => {
-    const body = expectEnvelope(await text('15550000006'), 502, 'upstream_error')
+  it('a connection reset after sending: 502 outcome_unknown, record failed, outcome unknown', async () => {
+    const body = expectEnvelope(await text('15550000006'), 502, 'outcome_unknown')
     expect(body.upstream).toBeUndefined()
-    expect(await latestRecord(gateway, workspace.workspaceId)).toMatchObject({ status: 'failed', errorCode: 'upstream_error', errorText: expect.stringMatching(/unknown/) })
+    expect(await latestRecord(gateway, workspace.workspaceId)).toMatchObject({ status: 'failed', errorCode: 'outcome_unknown', errorText: expect.stringMatching(/unknown/) })
   })
 
   it('the record is pending while the upstream has not answered, then ends sent with the wamid', async () => {

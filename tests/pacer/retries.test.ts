@@ -66,9 +66,9 @@ describe('pacer: retries against the emulator', () => {
   it('a connection reset after sending: 502 after one attempt, never retried', async () => {
     const to = '15557000006'
     gateway.emulator.setFaults({ recipient: to }, { reset: true })
-    expectEnvelope(await sendText(gateway, workspace, to), 502, 'upstream_error')
+    expectEnvelope(await sendText(gateway, workspace, to), 502, 'outcome_unknown')
     expect(callsTo(to)).toHaveLength(1)
-    expect(await record(to)).toMatchObject({ status: 'failed', errorCode: 'upstream_error', attempts: 1, errorText: expect.stringMatching(/unknown/) })
+    expect(await record(to)).toMatchObject({ status: 'failed', errorCode: 'outcome_unknown', attempts: 1, errorText: expect.stringMatching(/unknown/) })
   })
 
   it('a retry that could only come after the deadline is not made: the last upstream error, 502', async () => {

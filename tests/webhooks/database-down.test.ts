@@ -35,7 +35,7 @@ describe(`webhooks while the database is down (${url ? 'PostgreSQL' : 'PostgreSQ
     await admin.unsafe(`alter database ${name} allow_connections false`)
     await admin.unsafe(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}'`)
     const down = await post()
-    expect(down).toMatchObject({ status: 503, retryAfter: '1', body: { ok: false, code: 'not_ready', error: expect.stringMatching(/could not be stored/) } })
+    expect(down).toMatchObject({ status: 503, retryAfter: '2', body: { ok: false, code: 'database_unavailable', error: expect.stringMatching(/could not be stored/) } })
 
     await admin.unsafe(`alter database ${name} allow_connections true`)
     const back = await waitFor(async () => { const answer = await post(); return answer.status === 200 && answer }, { what: 'a 200 once the database is back' })

@@ -53,6 +53,10 @@ export class FaultStore {
     return scopes.filter((scope): scope is ActiveFaults => scope !== undefined)
   }
 
+  invalidMessageIdFor (target: FaultTarget): Faults['invalidMessageId'] {
+    return this.scopesFor(target).find(scope => scope.invalidMessageId !== undefined)?.invalidMessageId
+  }
+
   latencyFor (target: FaultTarget): Faults['latencyMs'] {
     return this.scopesFor(target).find(scope => scope.latencyMs !== undefined)?.latencyMs
   }

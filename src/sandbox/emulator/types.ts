@@ -48,7 +48,15 @@ export interface Faults {
   hang?: boolean
   reset?: boolean
   retryAfter?: number
+  /**
+   * Accept the send (it is recorded and its status webhooks follow) but answer 200 with a message
+   * id no client should trust: none (`missing`), `empty`, a `number`, 200 characters (`long`), one
+   * with a NUL (`control`), or the id of the previous accepted message (`repeat`).
+   */
+  invalidMessageId?: InvalidMessageId
 }
+
+export type InvalidMessageId = 'missing' | 'empty' | 'number' | 'long' | 'control' | 'repeat'
 
 export type FaultScope = 'global' | { recipient: string } | { phoneNumberId: string }
 

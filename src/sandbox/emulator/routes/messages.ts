@@ -6,6 +6,7 @@ import { isObject, requireString, type Json } from '../json.js'
 import { GraphError } from '../graph-error.js'
 import { acceptSend } from '../outbox.js'
 import { checkTemplate } from '../template-check.js'
+import type { InvalidMessageId } from '../types.js'
 import { validateMessage } from '../validate-message.js'
 
 export function messagesRoutes (context: EmulatorContext): FastifyPluginAsync {
@@ -21,13 +22,28 @@ export function messagesRoutes (context: EmulatorContext): FastifyPluginAsync {
       if (await applyFaults(context.faults, request, reply, { phoneNumberId: number.id, recipient: message.to })) return reply
       const template = message.template && checkTemplate(waba, message.template)
       context.limits.admit(number, message.to)
+      const previous = context.sentMessages.at(-1)?.wamid
       const wamid = acceptSend(context, waba, number, message, request.body as Json, template ? template.category : undefined)
+      const invalid = context.faults.invalidMessageIdFor({ phoneNumberId: number.id, recipient: message.to })
+      const id = invalid ? invalidId(invalid, previous) : wamid
       return {
         messaging_product: 'whatsapp',
         contacts: [{ input: message.input, wa_id: message.to }],
-        messages: [template ? { id: wamid, message_status: 'accepted' } : { id: wamid }]
+        messages: [{ ...(id !== undefined && { id }), ...(template && { message_status: 'accepted' }) }]
       }
     })
+  }
+}
+
+/** The id the `invalidMessageId` fault answers with (undefined: none at all). */
+function invalidId (kind: InvalidMessageId, previous: string | undefined): unknown {
+  switch (kind) {
+    case 'missing': return undefined
+    case 'empty': return ''
+    case 'number': return 1234567890
+    case 'long': return `wamid.${'A'.repeat(194)}`
+    case 'control': return 'wamid.HBgL\u0000NUL'
+    case 'repeat': return previous ?? ''
   }
 }
 

@@ -1,0 +1,63 @@
+import { UpstreamError } from '../upstream/errors.js'
+
+/** Which dependency failed. */
+export type Dependency = 'database' | 'redis' | 'upstream'
+
+/**
+ * A dependency's failure, classified once (CONTRACT.md 12): `later` when the dependency may answer
+ * differently soon (a lost connection, a timeout, an overloaded or restarting server: nothing about
+ * the work itself is wrong), `final` when it answered and the answer stands (a constraint the row
+ * breaks, a permanent upstream refusal). `code` names it for logs and records: a SQLSTATE, a driver's
+ * connection code, or ours; never a message, which can carry a statement's parameters.
+ */
+export interface Fault { dependency: Dependency, retry: 'later' | 'final', code: string }
+
+// postgres.js's connection errors and Node's socket errors; DATABASE_* are db/gate.ts's.
+const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'DATABASE_WAIT_TIMEOUT', 'DATABASE_UNAVAILABLE',
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+// SQLSTATE classes and codes that say "not now" rather than "not this": connection exception (08),
+// insufficient resources (53), operator intervention (57P01–57P05: shutdown, cannot connect now),
+// a cancelled statement (57014: statement_timeout), serialization failure and
+// deadlock (40001, 40P01), lock not available (55P03), system error (58).
+const RETRY_LATER_STATE = /^(08[0-9A-Z]{3}|53[0-9A-Z]{3}|57P0[1-5]|57014|40001|40P01|55P03|58[0-9A-Z]{3})$/
+const SQLSTATE = /^[0-9A-Z]{5}$/
+// ioredis, with enableOfflineQueue off: what a command gets while the connection is down or lost,
+// its messages exactly (a task's own error text, such as a customer endpoint's, never matches one).
+const REDIS_DOWN = /^(Stream isn't writeable and enableOfflineQueue options is false|Connection is closed\.|Command timed out|Reached the max retries per request limit.*)$/
+
+interface ErrorLike { name?: unknown, message?: unknown, code?: unknown, cause?: unknown }
+
+/** The dependency failure an error is, or undefined: not a dependency's (our own bug, bad input). */
+export function classify (error: unknown): Fault | undefined {
+  for (let current = error as ErrorLike | undefined, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    if (current instanceof UpstreamError) return { dependency: 'upstream', retry: current.transient ? 'later' : 'final', code: current.envelopeCode }
+    if (current.name === 'MaxRetriesPerRequestError' || (typeof current.message === 'string' && REDIS_DOWN.test(current.message))) {
+      return { dependency: 'redis', retry: 'later', code: 'redis_unavailable' }
+    }
+    const code = typeof current.code === 'string' ? current.code : undefined
+    if (code && CONNECTION_CODES.has(code)) return { dependency: 'database', retry: 'later', code }
+    if (code && SQLSTATE.test(code)) return { dependency: 'database', retry: RETRY_LATER_STATE.test(code) ? 'later' : 'final', code }
+    current = current.cause as ErrorLike | undefined
+  }
+  return undefined
+}
+
+/** Worth trying again later, unchanged: a dependency blinked. Never turn such an error into a final failure. */
+export function isRetryLater (error: unknown): boolean {
+  return classify(error)?.retry === 'later'
+}
+
+export function isDatabaseUnavailable (error: unknown): boolean {
+  const fault = classify(error)
+  return fault?.dependency === 'database' && fault.retry === 'later'
+}
+
+/** A command that failed because Redis is unreachable (as opposed to a bug of ours). */
+export function isRedisUnavailable (error: unknown): boolean {
+  return classify(error)?.dependency === 'redis'
+}
+
+/** What a log line may say about an error: its fault code, or its class name. Never its message. */
+export function faultCode (error: unknown): string {
+  return classify(error)?.code ?? ((error as ErrorLike | undefined)?.constructor?.name ?? 'unknown')
+}

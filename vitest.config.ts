@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 // The tests that measure a rate against the upstream's limit run last and alone: beside another
 // file on two cores they would measure the machine's load, not the pacer.
-const MEASURED_RATE = ['tests/pacer/pacing.test.ts', 'tests/redis/two-processes.test.ts', 'tests/queue/drain-rate.test.ts']
+const MEASURED_RATE = ['tests/pacer/pacing.test.ts', 'tests/pacer/local-pacer.test.ts', 'tests/redis/two-processes.test.ts', 'tests/queue/drain-rate.test.ts']
 
 export default defineConfig({
   test: {

@@ -185,7 +185,7 @@ describe('POST /api/messages.php: who may send (401, 403, 409) and in which orde
     expect(operation.requestBody.content['application/json'].schema.required).toEqual(['to'])
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '4XX', '5XX']))
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' })
-    expect(Object.keys(document.paths)).toEqual(['/api/messages.php'])
+    expect(Object.keys(document.paths)).toContain('/api/messages.php')
     expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'idempotency-key' })]))
     expect(operation.responses['200'].content['application/json'].schema.required).toEqual(expect.arrayContaining(['id', 'wamid']))
     expect(Object.keys(operation.responses['200'].headers)).toEqual(['Idempotent-Replayed'])

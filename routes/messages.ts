@@ -29,7 +29,9 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
   }, async function sendMessage (request, reply) {
     const { apiKey, sender } = request
     // a file part stands in for media_id until it is uploaded (CONTRACT.md 13)
-    const message = await composeMessage(withFilePlaceholder(request.body, request.mediaFile?.file), name => app.templates.byName(apiKey.workspaceId, name))
+    const composed = await composeMessage(withFilePlaceholder(request.body, request.mediaFile?.file), name => app.templates.byName(apiKey.workspaceId, name))
+    // a user id the upstream has since replaced is sent to its successor (CONTRACT.md 16)
+    const message = { ...composed, recipient: await app.userIds.current(apiKey.workspaceId, composed.recipient) }
     await app.checkServiceWindow(request.activeConnection.connection, sender.phoneNumberId, message)
     const sendable = await app.mediaFiles.attach(request, reply, pendingMessage(message, apiKey, sender, request.body.client_reference))
     if (!sendable) return reply // answered from its Idempotency-Key, nothing uploaded

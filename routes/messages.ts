@@ -15,7 +15,7 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     schema: {
       tags: ['messages'],
       summary: 'Send one message through the connected number',
-      description: 'Body as JSON or form fields (nested keys as PHP writes them; components and interactive may be a JSON string). Requires the Growth or Scale plan and a key with the messages:send scope (and, for a key limited to some numbers, one of them). ' +
+      description: 'Body as JSON or form fields (nested keys as PHP writes them; components and interactive may be a JSON string). The recipient is `to` (a phone number) or `recipient` (a business-scoped user id), exactly one of them. Requires the Growth or Scale plan and a key with the messages:send scope (and, for a key limited to some numbers, one of them). ' +
         'With an Idempotency-Key, a retry gets the first answer again (header Idempotent-Replayed: true) and nothing is sent twice. With `Prefer: respond-async` the message is queued and the answer is 202. ' +
         'A media message sent as multipart may carry its file as the part `file` instead of media_id or link: it is checked and uploaded as by POST /api/media.php (up to MEDIA_MAX_BYTES), then sent by id, and the answer adds `media_id`.',
       security: [{ apiKey: [] }],

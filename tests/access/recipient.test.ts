@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
+import { publicInbound } from '../../src/store/inbound.js'
+import { publicMessage } from '../../src/store/messages.js'
 import { Browser, userIn } from '../dashboard/helpers.js'
 import { subscribe } from '../events/helpers.js'
 import { startReceiver, type Receiver } from '../events/receiver.js'
@@ -81,6 +83,8 @@ describe('business-scoped user ids', () => {
 
       const list = await ctx.gateway.app.inject({ method: 'GET', url: `/api/messages.php?recipient_user_id=${id}`, headers: auth() })
       expect(list.json().messages).toEqual([expect.objectContaining({ id: messageId, to: null, recipient_user_id: id })])
+      // as outbound messages list prints it
+      expect(publicMessage((await ctx.gateway.app.messages.get(messageId))!)).toMatchObject({ to: null, recipient_user_id: id })
       const bad = await ctx.gateway.app.inject({ method: 'GET', url: '/api/messages.php?recipient_user_id=nope', headers: auth() })
       expect(expectEnvelope(bad, 422, 'invalid_request').field).toBe('recipient_user_id')
       // a send by phone number keeps to and gets recipient_user_id null
@@ -147,6 +151,8 @@ describe('business-scoped user ids', () => {
       const { wamid } = await ctx.gateway.emulator.injectInbound({ phoneNumberId: NUMBER, fromUserId: id })
       const stored = await waitFor(async () => (await ctx.gateway.app.inbound.list(ctx.workspace.workspaceId, { limit: 50 })).find(message => message.wamid === wamid), { what: 'the inbound message stored' })
       expect(stored).toMatchObject({ from: null, fromUserId: id })
+      // as outbound inbound list prints it
+      expect(publicInbound(stored)).toMatchObject({ from: null, from_user_id: id })
       const inside = await send(ctx.gateway, { recipient: id, body: 'Hi' }, auth())
       expect(inside.statusCode, inside.body).toBe(200)
       expectEnvelope(await send(ctx.gateway, { recipient: other, body: 'Hi' }, auth()), 422, 'outside_service_window')

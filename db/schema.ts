@@ -166,7 +166,9 @@ export const inboundMessages = pgTable('inbound_messages', {
 }, table => [
   index('inbound_messages_workspace_received').on(table.workspaceId, table.receivedAt),
   // the service window: has this sender written to this number lately?
-  index('inbound_messages_number_from_received').on(table.phoneNumberId, table.from, table.receivedAt)
+  index('inbound_messages_number_from_received').on(table.phoneNumberId, table.from, table.receivedAt),
+  // the same for a sender known by its business-scoped user id (CONTRACT.md 16)
+  index('inbound_messages_number_from_user_id_received').on(table.phoneNumberId, table.fromUserId, table.receivedAt).where(sql`from_user_id is not null`)
 ])
 
 /**
@@ -367,3 +369,18 @@ export const auditLog = pgTable('audit_log', {
   targetId: text('target_id').notNull(),
   ip: text('ip')
 }, table => [index('audit_log_workspace').on(table.workspaceId, table.id)])
+
+/**
+ * A business-scoped user id that the upstream replaced (an inbound `user_changed_user_id` system
+ * message, CONTRACT.md 16): sends to the old id go to the new one, and what the old id wrote still
+ * opens the new one's service window.
+ */
+export const userIdLinks = pgTable('user_id_links', {
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  oldUserId: text('old_user_id').notNull(),
+  newUserId: text('new_user_id').notNull(),
+  linkedAt: timestamp('linked_at', { withTimezone: true }).notNull().defaultNow()
+}, table => [
+  primaryKey({ columns: [table.workspaceId, table.oldUserId] }),
+  index('user_id_links_new').on(table.workspaceId, table.newUserId)
+])

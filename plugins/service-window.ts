@@ -22,7 +22,7 @@ export default fp(async function serviceWindow (app) {
     if (app.config.SERVICE_WINDOW_CHECK === 'off' || message.type === 'template') return
     const dayAgo = Date.now() - DAY_MS
     if (connection.createdAt.getTime() > dayAgo) return
-    if (await app.serviceWindow.wroteSince(phoneNumberId, message.to, new Date(dayAgo))) return
+    if (await app.serviceWindow.wroteSince(connection.workspaceId, phoneNumberId, message.recipient, new Date(dayAgo))) return
     throw outsideServiceWindow()
   })
 }, { name: 'service-window', dependencies: ['db'] })

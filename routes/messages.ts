@@ -15,7 +15,7 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     schema: {
       tags: ['messages'],
       summary: 'Send one message through the connected number',
-      description: 'Body as JSON or form fields (nested keys as PHP writes them; components and interactive may be a JSON string). Requires the Growth or Scale plan and a key with the messages:send scope (and, for a key limited to some numbers, one of them). ' +
+      description: 'Body as JSON or form fields (nested keys as PHP writes them; components and interactive may be a JSON string). The recipient is `to` (a phone number) or `recipient` (a business-scoped user id), exactly one of them. Requires the Growth or Scale plan and a key with the messages:send scope (and, for a key limited to some numbers, one of them). ' +
         'With an Idempotency-Key, a retry gets the first answer again (header Idempotent-Replayed: true) and nothing is sent twice. With `Prefer: respond-async` the message is queued and the answer is 202. ' +
         'A media message sent as multipart may carry its file as the part `file` instead of media_id or link: it is checked and uploaded as by POST /api/media.php (up to MEDIA_MAX_BYTES), then sent by id, and the answer adds `media_id`.',
       security: [{ apiKey: [] }],
@@ -29,7 +29,9 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
   }, async function sendMessage (request, reply) {
     const { apiKey, sender } = request
     // a file part stands in for media_id until it is uploaded (CONTRACT.md 13)
-    const message = await composeMessage(withFilePlaceholder(request.body, request.mediaFile?.file), name => app.templates.byName(apiKey.workspaceId, name))
+    const composed = await composeMessage(withFilePlaceholder(request.body, request.mediaFile?.file), name => app.templates.byName(apiKey.workspaceId, name))
+    // a user id the upstream has since replaced is sent to its successor (CONTRACT.md 16)
+    const message = { ...composed, recipient: await app.userIds.current(apiKey.workspaceId, composed.recipient) }
     await app.checkServiceWindow(request.activeConnection.connection, sender.phoneNumberId, message)
     const sendable = await app.mediaFiles.attach(request, reply, pendingMessage(message, apiKey, sender, request.body.client_reference))
     if (!sendable) return reply // answered from its Idempotency-Key, nothing uploaded

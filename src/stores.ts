@@ -16,6 +16,7 @@ import { serviceWindowStore } from './store/service-window.js'
 import { sessionStore } from './store/sessions.js'
 import { statusEventStore } from './store/status-events.js'
 import { templateStore } from './store/templates.js'
+import { userIdStore } from './store/user-ids.js'
 import { userStore } from './store/users.js'
 import { webhookStore } from './store/webhooks.js'
 import { workspaceStore } from './store/workspaces.js'
@@ -46,7 +47,8 @@ export function createStores (db: Database) {
     webhooks: webhookStore(db),
     queuedSends: queuedSendStore(db),
     queueDrainers: queueDrainerStore(db),
-    serviceWindow: serviceWindowStore(db)
+    serviceWindow: serviceWindowStore(db),
+    userIds: userIdStore(db)
   }
 }
 

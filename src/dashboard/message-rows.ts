@@ -1,6 +1,6 @@
 import type { messageEvents } from '../../db/schema.js'
 import type { MessageRecord } from '../store/messages.js'
-import { formatTime, phone } from './parts.js'
+import { formatTime, recipientLabel } from './parts.js'
 
 /** One message as the list shows it, server-rendered and in the live JSON alike: display strings only. */
 export interface MessageRow {
@@ -22,7 +22,7 @@ export function messageRow (record: MessageRecord, keyNames: ReadonlyMap<string,
   return {
     id: record.id,
     href: `/dashboard/messages/${encodeURIComponent(record.id)}`,
-    to: phone(record.recipient),
+    to: recipientLabel(record.recipient),
     type: record.type,
     status: record.status,
     created: formatTime(record.createdAt),

@@ -1,3 +1,4 @@
+import { isUserId } from '../resources/recipient.js'
 import { flag, html, type Interpolation, type SafeHtml } from './html.js'
 
 export interface Notice { kind: 'success' | 'error' | 'warning' | 'info', title?: string, text: Interpolation }
@@ -32,6 +33,11 @@ export function formatTime (date: Date): string {
 
 export function phone (digits: string): string {
   return `+${digits}`
+}
+
+/** A log record's recipient: +digits for a phone number, a business-scoped user id as it is. */
+export function recipientLabel (recipient: string): string {
+  return isUserId(recipient) ? recipient : phone(recipient)
 }
 
 export function empty (text: Interpolation): SafeHtml {

@@ -28,7 +28,8 @@ export async function sendFromDashboard (app: FastifyInstance, request: FastifyR
     const active = await app.connections.active(workspace.id)
     if (!active || active.numbers.length === 0) throw noActiveConnection()
     const valid = validated(request, body)
-    const message = await composeMessage(valid, name => app.templates.byName(workspace.id, name))
+    const composed = await composeMessage(valid, name => app.templates.byName(workspace.id, name))
+    const message = { ...composed, recipient: await app.userIds.current(workspace.id, composed.recipient) }
     const sender = senderOf(active.numbers, valid.phone_number_id)
     await app.checkServiceWindow(active.connection, sender.phoneNumberId, message)
     record = await app.messages.createPending({ ...dashboardRecord(message, workspace, sender), dispatcherId: app.dispatcherId })

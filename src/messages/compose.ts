@@ -6,8 +6,8 @@ import { templateContent, type TemplatesNamed } from './template.js'
 /** A validated message: what the log record and the upstream payload are made of. */
 export interface ComposedMessage {
   type: MessageType
-  /** digits only */
-  to: string
+  /** who it is for: a phone number's digits, or a business-scoped user id (src/resources/recipient.ts) */
+  recipient: string
   /** the upstream's object for this type: `text`, `template`, `image`, … */
   content: Record<string, unknown>
   replyTo?: string
@@ -39,10 +39,20 @@ export async function composeMessage (body: SendMessageBody, templatesNamed: Tem
   }
   return {
     type,
-    to: body.to.replace(/^\+/, ''),
+    recipient: recipientOf(body),
     content: await contentOf(type, body, templatesNamed),
     ...(body.reply_to !== undefined && { replyTo: body.reply_to })
   }
+}
+
+/** Exactly one of `to` (a phone number) and `recipient` (a business-scoped user id) names the recipient. */
+function recipientOf (body: SendMessageBody): string {
+  if (body.to !== undefined && body.recipient !== undefined) {
+    throw invalidRequest('give either to (a phone number) or recipient (a business-scoped user id), not both', 'to')
+  }
+  if (body.recipient !== undefined) return body.recipient
+  if (body.to === undefined) throw invalidRequest('to or recipient is required: to for a phone number, recipient for a business-scoped user id', 'to')
+  return body.to.replace(/^\+/, '')
 }
 
 async function contentOf (type: MessageType, body: SendMessageBody, templatesNamed: TemplatesNamed): Promise<Record<string, unknown>> {

@@ -11,6 +11,7 @@ export function listFilters (query: MessageQuery): MessageFilters {
   return {
     status: query.status,
     to: query.to?.replace(/^\+/, ''),
+    recipientUserId: query.recipient_user_id,
     since,
     clientReference: query.client_reference,
     limit: query.limit === undefined ? 50 : Number(query.limit),

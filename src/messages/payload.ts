@@ -2,6 +2,7 @@ import type { PendingMessage } from '../store/messages.js'
 import type { VerifiedKey } from '../store/api-keys.js'
 import type { PhoneNumber } from '../store/connections.js'
 import { newId } from '../store/ids.js'
+import { isUserId } from '../resources/recipient.js'
 import type { ComposedMessage } from './compose.js'
 
 /** The log record of a send, with the upstream payload it will carry; its id is known before anything is sent. */
@@ -12,7 +13,7 @@ export function pendingMessage (message: ComposedMessage, key: Pick<VerifiedKey,
     workspaceId: key.workspaceId,
     apiKeyId: key.id,
     phoneNumberId: sender.phoneNumberId,
-    recipient: message.to,
+    recipient: message.recipient,
     type: message.type,
     payload: upstreamPayload(message, id),
     clientReference: clientReference ?? null
@@ -24,7 +25,8 @@ export function upstreamPayload (message: ComposedMessage, recordId: string): Re
   return {
     messaging_product: 'whatsapp',
     recipient_type: 'individual',
-    to: message.to,
+    // a business-scoped user id goes in the upstream's own field for it (upstream-facts.md 1.2)
+    ...(isUserId(message.recipient) ? { recipient: message.recipient } : { to: message.recipient }),
     type: message.type,
     ...(message.replyTo !== undefined && { context: { message_id: message.replyTo } }),
     [message.type]: message.content,

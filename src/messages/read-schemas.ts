@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { MESSAGE_STATUSES } from '../../db/schema.js'
+import { USER_ID } from '../resources/recipient.js'
 import { ISO_DATE_TIME, PAGE_LIMIT, PHONE, StringEnum } from './schemas.js'
 
 /** The query of GET /api/messages.php (CONTRACT.md 7). Query values are strings: numbers and dates are patterns here, parsed in list-query.ts. */
@@ -7,7 +8,8 @@ export const MessageQuerySchema = Type.Object({
   id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Read one message by its id (msg_…).' })),
   wamid: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Read one message by its upstream id (wamid.…).' })),
   status: Type.Optional(StringEnum(MESSAGE_STATUSES, { description: 'List: only messages in this status.' })),
-  to: Type.Optional(Type.String({ pattern: PHONE, description: 'List: only messages to this recipient.' })),
+  to: Type.Optional(Type.String({ pattern: PHONE, description: 'List: only messages to this phone number.' })),
+  recipient_user_id: Type.Optional(Type.String({ pattern: USER_ID, description: 'List: only messages to this business-scoped user id.' })),
   since: Type.Optional(Type.String({ pattern: ISO_DATE_TIME, description: 'List: only messages created at or after this ISO 8601 time.' })),
   client_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'List: only messages sent with this client_reference.' })),
   limit: Type.Optional(Type.String({ pattern: PAGE_LIMIT, description: 'List: page size, 1–100 (default 50).' })),
@@ -22,7 +24,8 @@ const ErrorSchema = Type.Union([Type.Object({ code: Type.String(), message: Null
 const messageFields = {
   id: Type.String(),
   wamid: Nullable(Type.String()),
-  to: Type.String(),
+  to: Nullable(Type.String({ description: 'The phone number (digits); null for a message sent to a business-scoped user id.' })),
+  recipient_user_id: Nullable(Type.String({ description: 'The business-scoped user id the message was sent to; null for one sent to a phone number.' })),
   from_phone_number_id: Type.String(),
   type: Type.String(),
   status: StringEnum(MESSAGE_STATUSES),

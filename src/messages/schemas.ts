@@ -1,4 +1,5 @@
 import { Type, type SchemaOptions, type Static } from '@sinclair/typebox'
+import { USER_ID } from '../resources/recipient.js'
 
 export const MESSAGE_TYPES = ['text', 'template', 'image', 'document', 'audio', 'video', 'sticker', 'interactive'] as const
 export type MessageType = typeof MESSAGE_TYPES[number]
@@ -18,6 +19,7 @@ export const PAGE_LIMIT = '^(100|[1-9][0-9]?)$'
 
 export const PATTERN_RULES: Record<string, string> = {
   [PHONE]: 'must be a phone number in international format: an optional +, then 7 to 15 digits, the first not 0',
+  [USER_ID]: 'must be a business-scoped user id: two capital letters, a dot, then 1 to 128 letters, digits, dots, underscores or hyphens (such as US.13491208655302741918)',
   [NOT_BLANK]: 'must not be only whitespace',
   [TEMPLATE_NAME]: 'must be a template name: lowercase letters, digits and underscores',
   [LANGUAGE]: 'must be a language code such as en, en_US or pt_BR',
@@ -48,7 +50,8 @@ const ComponentSchema = Type.Object({
 
 /** The body of POST /api/messages.php (CONTRACT.md section 2). Per-type rules that JSON Schema says badly live in compose.ts. */
 export const SendMessageBodySchema = Type.Object({
-  to: Type.String({ pattern: PHONE, description: 'Recipient in international format: optional +, then 7–15 digits.' }),
+  to: Type.Optional(Type.String({ pattern: PHONE, description: 'Recipient phone number in international format: optional +, then 7–15 digits. Exactly one of to and recipient.' })),
+  recipient: Type.Optional(Type.String({ pattern: USER_ID, description: "Recipient's business-scoped user id (such as US.13491208655302741918), for a customer known only by it. Exactly one of to and recipient." })),
   type: Type.Optional(StringEnum(MESSAGE_TYPES, { default: 'text', description: 'Message type; text when omitted.' })),
   body: Type.Optional(Text),
   text: Type.Optional({ ...Text, description: 'Alias of body; body wins when both are given.' }),

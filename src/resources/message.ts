@@ -1,4 +1,5 @@
 import type { MessageRecord } from '../../db/schema.js'
+import { recipientView } from './recipient.js'
 
 /** The record's fields the API shows (never the payload: a read does not return the message's content). */
 export type MessageFields = Pick<MessageRecord, 'id' | 'wamid' | 'recipient' | 'phoneNumberId' | 'type' | 'status' | 'errorCode' | 'errorText' | 'attempts' | 'clientReference' | 'sentAt' | 'failedAt' | 'createdAt' | 'updatedAt'>
@@ -12,7 +13,8 @@ export function messageView (row: MessageFields) {
   return {
     id: row.id,
     wamid: row.wamid,
-    to: row.recipient,
+    // `to` null and `recipient_user_id` set for a message sent to a business-scoped user id
+    ...recipientView(row.recipient),
     from_phone_number_id: row.phoneNumberId,
     type: row.type,
     status: row.status,

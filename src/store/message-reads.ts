@@ -26,6 +26,8 @@ export type MessageRow = Pick<MessageRecord, keyof typeof COLUMNS>
 export interface MessageFilters {
   status?: MessageStatus
   to?: string
+  /** the record's `recipient` holds a user id as it holds a phone number (src/resources/recipient.ts) */
+  recipientUserId?: string
   since?: Date
   clientReference?: string
   limit: number
@@ -51,6 +53,7 @@ export function messageReads (db: Database) {
       const conditions: SQL[] = [eq(messages.workspaceId, workspaceId)]
       if (filters.status) conditions.push(eq(messages.status, filters.status))
       if (filters.to) conditions.push(eq(messages.recipient, filters.to))
+      if (filters.recipientUserId) conditions.push(eq(messages.recipient, filters.recipientUserId))
       if (filters.since) conditions.push(gte(messages.createdAt, filters.since))
       if (filters.clientReference) conditions.push(eq(messages.clientReference, filters.clientReference))
       if (filters.after) {

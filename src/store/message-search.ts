@@ -1,11 +1,12 @@
 import { and, count, desc, eq, gte, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { messages, type MessageStatus } from '../../db/schema.js'
+import { isUserId } from '../resources/recipient.js'
 import type { MessageRecord } from './messages.js'
 
 export interface MessageQuery {
   status?: MessageStatus
-  /** a wamid, a message id, or digits of the recipient */
+  /** a wamid, a message id, digits of the recipient, or a business-scoped user id */
   search?: string
   /** the id of the last message of the previous page */
   before?: string
@@ -47,6 +48,7 @@ function searchCondition (search: string): SQL {
   const text = search.trim()
   if (text.startsWith('wamid.')) return eq(messages.wamid, text)
   if (text.startsWith('msg_')) return eq(messages.id, text)
+  if (isUserId(text)) return eq(messages.recipient, text)
   const digits = text.replace(/[\s()+-]/g, '')
   if (/^\d+$/.test(digits)) return sql`position(${digits} in ${messages.recipient}) > 0`
   return sql`false`

@@ -2,6 +2,7 @@ import { and, desc, eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { messages, type MessageRecord, type MessageStatus } from '../../db/schema.js'
 import { messageEvent } from '../resources/message.js'
+import { recipientView } from '../resources/recipient.js'
 import { emitEvents, outboxCommitted } from './outbox.js'
 import { createBatcher } from './batcher.js'
 import { asRecord, insertWithKeys, type KeyToTake, type PendingMessage } from './keyed-insert.js'
@@ -208,7 +209,7 @@ export function publicMessage (message: MessageRecord) {
   return {
     id: message.id,
     wamid: message.wamid,
-    to: message.recipient,
+    ...recipientView(message.recipient),
     type: message.type,
     status: message.status,
     error_code: message.errorCode,

@@ -3,9 +3,11 @@ import { insertInbound, routeNumbers, type StoredInbound } from '../store/inboun
 import { keepAside, type KeptAside } from '../store/kept-aside.js'
 import { recordStatuses, type StatusChange } from '../store/status-events.js'
 import { applyTemplateEvent, type TemplateChange } from '../store/templates.js'
+import { linkUserIds } from '../store/user-ids.js'
 import type { Transaction } from '../work/runner.js'
 import { emptyParts, type DeliveryParts } from './delivery.js'
 import { databaseErrorCode, isTransientDatabaseError } from './database-errors.js'
+import { userIdChanges } from './user-id-changes.js'
 
 /** What a batch changed, known inside its transaction: what customer webhooks announce (see OnApplied). */
 export interface AppliedChanges {
@@ -61,6 +63,8 @@ async function applyAll (tx: Transaction, parts: DeliveryParts, into: Into): Pro
     return workspaceId ? [{ ...message, workspaceId }] : []
   })
   const inbound = await insertInbound(tx, routed)
+  // a user id replaced by another (CONTRACT.md 16), linked with the message that says so; a repeat links nothing again
+  await linkUserIds(tx, userIdChanges(inbound))
   const templates = []
   for (const event of parts.templates) templates.push(...await applyTemplateEvent(tx, event))
 

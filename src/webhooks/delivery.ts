@@ -2,6 +2,7 @@ import type { KeptAside } from '../store/kept-aside.js'
 import type { StatusEvent } from '../store/status-events.js'
 import type { InboundEvent } from '../store/inbound.js'
 import type { TemplateEvent } from '../store/templates.js'
+import { announcedUserId } from './user-id-changes.js'
 import { arrayOf, idString, isObject, shortString, unstorablePath, upstreamTime, type InboundValue, type MessagesValue, type StatusValue, type TemplateValue, type UpstreamErrorValue, type WebhookBody, type WebhookEntry } from './payload.js'
 
 /** What a batch of stored deliveries asks of the database, each part checked on its own. */
@@ -110,7 +111,8 @@ function inboundEvent (phoneNumberId: string, message: InboundValue, receivedAt:
   const wamid = shortString(message.id, 1024)
   if (!wamid) return { reason: 'invalid_id', field: 'id' }
   const from = shortString(message.from, 256) ?? null
-  const fromUserId = shortString(message.from_user_id, 256) ?? null
+  // a system message changing a user's id may name the user by its new id only
+  const fromUserId = shortString(message.from_user_id, 256) ?? announcedUserId(message as Record<string, unknown>) ?? null
   if (from === null && fromUserId === null) return { reason: 'no_sender', field: 'from' }
   const at = upstreamTime(message.timestamp)
   if (at === 'invalid') return { reason: 'timestamp_out_of_range', field: 'timestamp' }

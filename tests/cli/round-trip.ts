@@ -89,7 +89,7 @@ export function describeRoundTrip (title: string, open: () => Promise<CliBackend
       const all = (await cli('messages', 'list', '--workspace', workspace.id)).json.messages
       expect(all.map((message: { id: string }) => message.id)).toEqual(['msg_c', 'msg_b', 'msg_a'])
       expect(all[0]).toEqual({
-        id: 'msg_c', wamid: 'wamid.msg_c', to: '15550001111', type: 'text', status: 'sent', error_code: null,
+        id: 'msg_c', wamid: 'wamid.msg_c', to: '15550001111', recipient_user_id: null, type: 'text', status: 'sent', error_code: null,
         attempts: 1, created_at: '2026-01-01T12:03:00.000Z', updated_at: '2026-01-01T12:03:00.000Z'
       })
       const sentOnly = (await cli('messages', 'list', '--workspace', workspace.id, '--status', 'sent', '--limit', '1')).json
@@ -97,7 +97,7 @@ export function describeRoundTrip (title: string, open: () => Promise<CliBackend
 
       const inbound = (await cli('inbound', 'list', '--workspace', workspace.id)).json.messages
       expect(inbound).toEqual([
-        { id: 'in_2', wamid: 'wamid.in2', from: '15550002222', type: 'text', phone_number_id: '1001', received_at: '2026-01-01T12:02:00.000Z' },
+        { id: 'in_2', wamid: 'wamid.in2', from: '15550002222', from_user_id: null, type: 'text', phone_number_id: '1001', received_at: '2026-01-01T12:02:00.000Z' },
         expect.objectContaining({ id: 'in_1' })
       ])
     })

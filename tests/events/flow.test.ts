@@ -41,6 +41,7 @@ describe('events of a send → status webhooks → inbound flow, with their data
       id: record.id,
       wamid,
       to: '15551119001',
+      recipient_user_id: null,
       from_phone_number_id: numberId,
       type: 'text',
       status: 'read',

@@ -27,7 +27,7 @@ export function messagesContent (view: MessagesView): SafeHtml {
     </div>
     <div class="field">
       <label for="filter-q">Recipient or wamid</label>
-      <input id="filter-q" name="q" type="search" value="${view.search}" maxlength="200" placeholder="+1555… or wamid.…">
+      <input id="filter-q" name="q" type="search" value="${view.search}" maxlength="200" placeholder="+1555…, US.… or wamid.…">
     </div>
     <div class="actions"><button type="submit">Filter</button>${(view.status || view.search) && html`<a class="button secondary" href="/dashboard/messages">Clear</a>`}</div>
   </form>

@@ -14,7 +14,7 @@ export function acceptSend (context: EmulatorContext, waba: WabaState, number: E
   context.stats.accepted[number.id] = (context.stats.accepted[number.id] ?? 0) + 1
   if (waba.callback) {
     const options = context.statusOptions.resolve(message.to)
-    scheduleStatuses(context.webhooks, waba.callback, options, { wamid, waba, number, to: message.to, at, bizOpaque: message.bizOpaque, category })
+    scheduleStatuses(context.webhooks, waba.callback, options, { wamid, waba, number, to: message.to, at, bizOpaque: message.bizOpaque, category, userId: message.userId })
   }
   return wamid
 }

@@ -16,6 +16,8 @@ export interface AcceptedSend {
   bizOpaque?: string
   /** the template's category; undefined for a service message */
   category?: string
+  /** a send by business-scoped user id: its statuses name the user by it */
+  userId?: string
 }
 
 const ERROR_HREF = 'https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes/'
@@ -34,7 +36,7 @@ export function scheduleStatuses (sender: WebhookSender, callback: string, optio
 }
 
 function statusEntry (send: AcceptedSend, step: StatusStep, options: ResolvedStatusOptions): Json {
-  const entry: Json = { id: send.wamid, status: step.status, timestamp: String(step.timestamp), recipient_id: send.to }
+  const entry: Json = { id: send.wamid, status: step.status, timestamp: String(step.timestamp), ...(send.userId !== undefined ? { recipient_user_id: send.userId } : { recipient_id: send.to }) }
   if (send.bizOpaque !== undefined) entry.biz_opaque_callback_data = send.bizOpaque
   if (step.status === 'sent' || step.status === 'delivered') entry.pricing = pricing(send.category)
   if (step.status === 'failed' && options.failWith) entry.errors = [asyncError(options.failWith)]

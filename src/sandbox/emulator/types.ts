@@ -111,7 +111,10 @@ export type DeliveryStatus = number | 'error'
 
 export interface InboundMessage {
   phoneNumberId: string
-  from: string
+  /** the customer's phone number; absent for a customer known only by a business-scoped user id */
+  from?: string
+  /** the customer's business-scoped user id (`from_user_id`, `contacts[].user_id`) */
+  fromUserId?: string
   type?: string
   payload?: unknown
   wamid?: string

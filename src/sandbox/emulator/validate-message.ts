@@ -8,7 +8,10 @@ const NO_CAPTION = new Set(['audio', 'sticker'])
 
 export interface OutgoingMessage {
   input: string
+  /** the phone number's digits, or the business-scoped user id of a send by `recipient` */
   to: string
+  /** set for a send by `recipient` (a business-scoped user id) */
+  userId?: string
   type: string
   bizOpaque?: string
   template?: { name: string, language: string, components: unknown[] }
@@ -31,20 +34,23 @@ const CHECKS: Record<string, (content: unknown, type: string) => void> = {
 /** Validates a send the way the upstream does, throwing its error for the first problem found. */
 export function validateMessage (body: unknown): OutgoingMessage {
   if (!isObject(body)) throw requiredParameter('messaging_product')
-  const input = checkEnvelope(body)
+  const { input, userId } = checkEnvelope(body)
   const type = body.type ?? 'text'
   if (typeof type !== 'string' || !MESSAGE_TYPES.includes(type)) {
     throw invalidParameter(`Param type must be one of {${MESSAGE_TYPES.join(', ').toUpperCase()}} - got "${String(type)}".`)
   }
   if (body[type] === undefined) throw requiredParameter(type)
   CHECKS[type](body[type], type)
-  const message: OutgoingMessage = { input, to: digitsOf(input), type }
+  const message: OutgoingMessage = userId !== undefined ? { input, to: userId, userId, type } : { input, to: digitsOf(input), type }
   message.bizOpaque = optionalString(body.biz_opaque_callback_data, 'biz_opaque_callback_data', 512)
   if (type === 'template') message.template = templateOf(body.template as Json)
   return message
 }
 
-function checkEnvelope (body: Json): string {
+// a business-scoped user id (BSUID) or a parent BSUID: a country code, a dot, an opaque id
+const USER_ID = /^[A-Z]{2}\.[A-Za-z0-9._-]{1,128}$/
+
+function checkEnvelope (body: Json): { input: string, userId?: string } {
   if (body.messaging_product === undefined) throw requiredParameter('messaging_product')
   if (body.messaging_product !== 'whatsapp') {
     throw invalidParameter(`Param messaging_product must be one of {WHATSAPP} - got "${String(body.messaging_product)}".`)
@@ -53,9 +59,15 @@ function checkEnvelope (body: Json): string {
     throw invalidParameter(`Param recipient_type must be one of {INDIVIDUAL, GROUP} - got "${String(body.recipient_type)}".`)
   }
   if (body.context !== undefined) requireString(requireObject(body.context, 'context').message_id, "context['message_id']")
+  // `recipient` names a user by its business-scoped user id; when both are given, `to` wins
+  if (body.to === undefined && body.recipient !== undefined) {
+    const recipient = requireString(body.recipient, 'recipient')
+    if (!USER_ID.test(recipient)) throw invalidParameter('Param recipient must be a valid business-scoped user ID.')
+    return { input: recipient, userId: recipient }
+  }
   const to = typeof body.to === 'number' ? String(body.to) : requireString(body.to, 'to')
   if (digitsOf(to).length === 0) throw invalidParameter('Param to must be a valid WhatsApp ID or phone number.')
-  return to
+  return { input: to }
 }
 
 function checkText (content: unknown): void {

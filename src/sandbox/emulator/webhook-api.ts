@@ -9,12 +9,14 @@ const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker'])
 
 export async function injectInbound (context: EmulatorContext, message: InboundMessage): Promise<{ wamid: string, status: DeliveryStatus, mediaId?: string }> {
   const { waba, number } = context.accounts.number(message.phoneNumberId)
-  const from = digitsOf(message.from)
+  if (message.from === undefined && message.fromUserId === undefined) throw new Error('injectInbound: from or fromUserId is required')
+  const from = message.from === undefined ? undefined : digitsOf(message.from)
   const type = message.type ?? (message.media ? 'image' : 'text')
-  const wamid = message.wamid ?? newWamid(from)
+  const wamid = message.wamid ?? newWamid(from ?? message.fromUserId ?? '')
   const media = message.payload === undefined && MEDIA_TYPES.has(type) ? inboundMedia(context, waba.account.wabaId, type as SampleKind, message.media) : undefined
   const value = inboundValue(number, {
     from,
+    fromUserId: message.fromUserId,
     wamid,
     type,
     content: message.payload ?? media?.content ?? defaultInboundContent(type),

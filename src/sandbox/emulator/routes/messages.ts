@@ -28,7 +28,8 @@ export function messagesRoutes (context: EmulatorContext): FastifyPluginAsync {
       const id = invalid ? invalidId(invalid, previous) : wamid
       return {
         messaging_product: 'whatsapp',
-        contacts: [{ input: message.input, wa_id: message.to }],
+        // a send by user id is answered with the user id, not a WhatsApp id
+        contacts: [message.userId !== undefined ? { input: message.input, user_id: message.userId } : { input: message.input, wa_id: message.to }],
         messages: [{ ...(id !== undefined && { id }), ...(template && { message_status: 'accepted' }) }]
       }
     })

@@ -25,7 +25,6 @@ const SOURCES = ['src', 'plugins', 'routes', 'db']
 const INPUTS = [...SOURCES, 'tsconfig.json', 'package.json', 'package-lock.json']
 // the bundles of the operator commands (dist/bin/<name>.js)
 const BUNDLES = { cli: 'src/cli/main.ts', sandbox: 'src/sandbox/main.ts', emulator: 'src/sandbox/emulator-cli.ts' }
-const BUNDLED_PACKAGES = ['drizzle-orm', 'postgres', '@sinclair/typebox']
 
 function newest (path) {
   const stat = statSync(path, { throwIfNoEntry: false })
@@ -83,20 +82,24 @@ async function compile (stage) {
   const files = SOURCES.flatMap(folder => readdirSync(join(root, folder), { recursive: true })
     .filter(name => name.endsWith('.ts') && !name.endsWith('.d.ts')).map(name => join(folder, name)))
   await esbuild.build({ ...common, entryPoints: files, outdir: stage, outbase: root, bundle: false })
-  // the operator commands, with the few packages that are plain JavaScript of many small files (one
+  // The operator commands, with the few packages that are plain JavaScript of many small files (one
   // file read instead of hundreds); the others stay in node_modules, where they find what lies beside
-  // them (PGlite its WebAssembly, swagger-ui its pages, pino its workers)
+  // them (PGlite its WebAssembly, swagger-ui its pages). TypeBox is bundled into the CLI only: the
+  // sandbox loads Fastify's TypeBox provider, which imports it from node_modules anyway.
   const { dependencies, devDependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-  await esbuild.build({
+  const packages = Object.keys({ ...dependencies, ...devDependencies })
+  const bundles = (entryPoints, bundled) => esbuild.build({
     ...common,
-    entryPoints: BUNDLES,
+    entryPoints,
     outdir: join(stage, 'bin'),
     bundle: true,
     splitting: true,
-    external: Object.keys({ ...dependencies, ...devDependencies }).filter(name => !BUNDLED_PACKAGES.includes(name)),
+    external: packages.filter(name => !bundled.includes(name)),
     chunkNames: 'chunk-[hash]',
     plugins: [besideTheSources(join(stage, 'bin'), stage)]
   })
+  await bundles({ cli: BUNDLES.cli }, ['drizzle-orm', 'postgres', '@sinclair/typebox'])
+  await bundles({ sandbox: BUNDLES.sandbox, emulator: BUNDLES.emulator }, ['drizzle-orm', 'postgres'])
 }
 
 /**

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -27,10 +27,16 @@ describe('outbound runs from dist/, rebuilt when a source changed', () => {
 
   beforeAll(() => {
     project = mkdtempSync(join(tmpdir(), 'outbound-build-'))
-    for (const entry of ['src', 'plugins', 'routes', 'db', 'dist', 'tsconfig.json', 'package.json', 'package-lock.json']) {
-      cpSync(join(repoRoot, entry), join(project, entry), { recursive: true, preserveTimestamps: true })
-    }
+    const sources = ['src', 'plugins', 'routes', 'db', 'tsconfig.json', 'package.json', 'package-lock.json']
+    for (const entry of [...sources, 'dist']) cpSync(join(repoRoot, entry), join(project, entry), { recursive: true, preserveTimestamps: true })
     symlinkSync(join(repoRoot, 'node_modules'), join(project, 'node_modules'))
+    // the copied folders are new: everything built from is dated before the copied build, as in the checkout
+    const before = new Date(statSync(join(project, 'dist/.built')).mtimeMs - 1000)
+    for (const entry of sources) {
+      const path = join(project, entry)
+      const inside = statSync(path).isDirectory() ? readdirSync(path, { recursive: true }).map(name => join(path, String(name))) : []
+      for (const each of [...inside, path]) utimesSync(each, before, before)
+    }
   })
   afterAll(() => { if (project) rmSync(project, { recursive: true, force: true }) })
 

@@ -1,47 +1,200 @@
 #!/usr/bin/env node
-// `npm run build` (and `npm start` when needed, src/start.mjs): compiles the server to dist/ with tsc
-// and makes the embedded database's template (dist/pgdata-template: an initialised, migrated, empty
-// cluster). Plain JavaScript so it runs before anything is compiled. Does nothing when nothing it
-// builds from changed since the last build.
+// `npm run build`, and every launcher when dist/ is stale (`npm start`, `npm run sandbox`, `npm run
+// emulator`, `outbound`: ensureBuilt() below, in a process of its own so that initdb's memory for the
+// database template is not kept by the command). Plain JavaScript so it runs before anything is built.
+//
+// dist/ holds:
+// - the server, file for file (esbuild transpiles each .ts as tsx does in the tests; type checking is
+//   `npm run typecheck`'s job): `npm start` and `npm run start:cluster` run dist/src/server.js;
+// - dist/bin/{cli,sandbox,emulator}.js: one bundle per operator command, split into chunks so that
+//   a command loads only the chunks it imports (the CLI's commands are lazy imports: `keys list`
+//   never loads Fastify, the dashboard, the pacer or the upstream client);
+// - dist/pgdata-template: an initialised, migrated, empty embedded database every new DATA_DIR
+//   starts as a copy of (kept from the last build while the migrations are unchanged).
 import { execFileSync } from 'node:child_process'
-import { cpSync, existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { createHash } from 'node:crypto'
+import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const dist = join(root, 'dist')
 const stamp = join(dist, '.built')
-const INPUTS = ['src', 'plugins', 'routes', 'db', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']
+const lockFile = join(root, '.dist-build.lock')
+const SOURCES = ['src', 'plugins', 'routes', 'db']
+const INPUTS = [...SOURCES, 'tsconfig.json', 'package.json', 'package-lock.json']
+// the bundles of the operator commands (dist/bin/<name>.js)
+const BUNDLES = { cli: 'src/cli/main.ts', sandbox: 'src/sandbox/main.ts', emulator: 'src/sandbox/emulator-cli.ts' }
 
 function newest (path) {
-  const stat = statSync(path)
+  const stat = statSync(path, { throwIfNoEntry: false })
+  if (!stat) return 0
   if (!stat.isDirectory()) return stat.mtimeMs
+  // a directory's own mtime changes when a file in it is added, removed or renamed
   return Math.max(stat.mtimeMs, ...readdirSync(path).map(name => newest(join(path, name))))
 }
 
-/** Whether dist/ is older than what it is built from (a stat per source file: a few ms). */
+/** Whether dist/ is missing or older than anything it is built from (a stat per source file: a few ms). */
 export function stale () {
-  const changed = Math.max(...INPUTS.map(input => newest(join(root, input))))
-  return !existsSync(stamp) || statSync(stamp).mtimeMs < changed
+  const built = statSync(stamp, { throwIfNoEntry: false })
+  return !built || built.mtimeMs < Math.max(...INPUTS.map(input => newest(join(root, input))))
 }
 
-if (import.meta.url === `file://${process.argv[1]}` && stale()) await build()
+/**
+ * Builds dist/ when stale, in a child process whose output goes to stderr (a command's stdout is its
+ * answer). Where it cannot build (a read-only install), says what to run instead.
+ */
+export function ensureBuilt () {
+  if (!stale()) return
+  try {
+    execFileSync(process.execPath, [fileURLToPath(import.meta.url)], { stdio: ['ignore', 2, 2] })
+  } catch {
+    console.error(`outbound: dist/ is older than the sources and could not be rebuilt here: run \`npm run build\` in ${root}`)
+    process.exit(1)
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await withBuildLock(async () => { if (stale()) await build() })
 
 async function build () {
-  console.error('outbound: building dist/ (once after each change; takes a few seconds)')
-  rmSync(dist, { recursive: true, force: true })
-  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
-  // what the compiled code reads from beside itself
-  cpSync(join(root, 'db/migrations'), join(dist, 'db/migrations'), { recursive: true })
-  cpSync(join(root, 'src/dashboard/assets'), join(dist, 'src/dashboard/assets'), { recursive: true })
+  const started = new Date()
+  console.error('outbound: building dist/ (once after each change of the sources)')
+  const stage = join(root, `.dist-build-${process.pid}`)
+  rmSync(stage, { recursive: true, force: true })
+  try {
+    await compile(stage)
+    cpSync(join(root, 'db/migrations'), join(stage, 'db/migrations'), { recursive: true })
+    cpSync(join(root, 'src/dashboard/assets'), join(stage, 'src/dashboard/assets'), { recursive: true })
+    await template(stage)
+    // the stamp is as old as the sources this build read: a file saved during the build makes it stale
+    writeFileSync(join(stage, '.built'), started.toISOString() + '\n')
+    utimesSync(join(stage, '.built'), started, started)
+    swapIn(stage)
+  } finally {
+    rmSync(stage, { recursive: true, force: true })
+  }
+}
 
-  // The template, in a scratch DATA_DIR; this process exits afterwards, and with it initdb's memory.
-  const scratch = join(dist, '.template')
-  const { openDatabase } = await import(join(dist, 'db/client.js'))
-  const database = openDatabase(undefined, scratch)
-  await database.migrate()
-  await database.close()
-  renameSync(join(scratch, 'pgdata'), join(dist, 'pgdata-template'))
-  rmSync(scratch, { recursive: true, force: true })
-  writeFileSync(stamp, new Date().toISOString() + '\n')
+async function compile (stage) {
+  const esbuild = await import('esbuild')
+  const common = { platform: 'node', format: 'esm', target: 'node20', tsconfig: join(root, 'tsconfig.json'), logLevel: 'warning', absWorkingDir: root }
+  // the server, file for file: what `npm start` runs, laid out as the sources are
+  const files = SOURCES.flatMap(folder => readdirSync(join(root, folder), { recursive: true })
+    .filter(name => name.endsWith('.ts') && !name.endsWith('.d.ts')).map(name => join(folder, name)))
+  await esbuild.build({ ...common, entryPoints: files, outdir: stage, outbase: root, bundle: false })
+  // The operator commands, with the few packages that are plain JavaScript of many small files (one
+  // file read instead of hundreds); the others stay in node_modules, where they find what lies beside
+  // them (PGlite its WebAssembly, swagger-ui its pages). TypeBox is bundled into the CLI only: the
+  // sandbox loads Fastify's TypeBox provider, which imports it from node_modules anyway.
+  const { dependencies, devDependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  const packages = Object.keys({ ...dependencies, ...devDependencies })
+  const bundles = (entryPoints, bundled) => esbuild.build({
+    ...common,
+    entryPoints,
+    outdir: join(stage, 'bin'),
+    bundle: true,
+    splitting: true,
+    external: packages.filter(name => !bundled.includes(name)),
+    chunkNames: 'chunk-[hash]',
+    plugins: [besideTheSources(join(stage, 'bin'), stage)]
+  })
+  await bundles({ cli: BUNDLES.cli }, ['drizzle-orm', 'postgres', '@sinclair/typebox'])
+  await bundles({ sandbox: BUNDLES.sandbox, emulator: BUNDLES.emulator }, ['drizzle-orm', 'postgres'])
+}
+
+/**
+ * A bundled file that finds files beside itself (new URL('./migrations', import.meta.url)) finds them
+ * where its file-for-file build is: import.meta.url becomes that file's URL, relative to the bundle.
+ */
+function besideTheSources (bundleDir, stage) {
+  return {
+    name: 'beside-the-sources',
+    setup (build) {
+      build.onLoad({ filter: /\.ts$/ }, ({ path }) => {
+        const source = readFileSync(path, 'utf8')
+        if (!source.includes('import.meta.url')) return undefined
+        const built = relative(bundleDir, join(stage, relative(root, path))).replace(/\.ts$/, '.js')
+        return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(built)}, import.meta.url).href`), loader: 'ts' }
+      })
+    }
+  }
+}
+
+/** The migrated empty database, made again only when the migrations or PGlite changed. */
+async function template (stage) {
+  const key = createHash('sha256')
+  for (const name of readdirSync(join(root, 'db/migrations'), { recursive: true }).sort()) {
+    const path = join(root, 'db/migrations', name)
+    if (statSync(path).isFile()) key.update(name).update(readFileSync(path))
+  }
+  key.update(readFileSync(join(root, 'node_modules/@electric-sql/pglite/package.json')))
+  const digest = key.digest('hex')
+  const keyFile = 'pgdata-template.key'
+  if (existsSync(join(dist, 'pgdata-template/PG_VERSION')) && readIfAny(join(dist, keyFile)) === digest) {
+    cpSync(join(dist, 'pgdata-template'), join(stage, 'pgdata-template'), { recursive: true })
+  } else {
+    // In a scratch DATA_DIR of a child process: its exit gives initdb's memory back.
+    const scratch = join(stage, '.template')
+    execFileSync(process.execPath, ['--input-type=module', '-e', `
+      const { openDatabase } = await import(${JSON.stringify(join(stage, 'db/client.js'))})
+      const database = openDatabase(undefined, ${JSON.stringify(scratch)})
+      await database.migrate()
+      await database.close()`], { stdio: ['ignore', 2, 2] })
+    renameSync(join(scratch, 'pgdata'), join(stage, 'pgdata-template'))
+    rmSync(scratch, { recursive: true, force: true })
+  }
+  writeFileSync(join(stage, keyFile), digest)
+}
+
+function readIfAny (path) {
+  return existsSync(path) ? readFileSync(path, 'utf8') : undefined
+}
+
+/** The new dist/ replaces the old in two renames: no reader finds a half-built one. */
+function swapIn (stage) {
+  const old = join(root, `.dist-old-${process.pid}`)
+  if (existsSync(dist)) renameSync(dist, old)
+  renameSync(stage, dist)
+  rmSync(old, { recursive: true, force: true })
+}
+
+/** One build at a time: the tests start many commands at once, and each may find dist/ stale. */
+async function withBuildLock (action) {
+  for (;;) {
+    try {
+      closeSync(openSync(lockFile, 'wx'))
+      writeFileSync(lockFile, String(process.pid))
+      break
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error
+    }
+    if (abandoned()) {
+      rmSync(lockFile, { force: true })
+      continue
+    }
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+  try {
+    await action()
+  } finally {
+    rmSync(lockFile, { force: true })
+  }
+}
+
+// A lock whose builder died is taken over; one without a pid yet is being taken right now (unless old).
+function abandoned () {
+  let pid, age
+  try {
+    pid = Number(readFileSync(lockFile, 'utf8'))
+    age = Date.now() - statSync(lockFile).mtimeMs
+  } catch {
+    return false // gone meanwhile: the next attempt takes it
+  }
+  if (!pid) return age > 10_000
+  try {
+    process.kill(pid, 0)
+    return false
+  } catch (error) {
+    return error.code !== 'EPERM'
+  }
 }

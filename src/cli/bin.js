@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Plain JavaScript so that `npx outbound` and `node src/cli/bin.js` need no build step: tsx compiles the rest on the fly.
-import { fileURLToPath } from 'node:url'
-import { register } from 'tsx/esm/api'
+// Plain JavaScript so that `npx outbound` and `node src/cli/bin.js` work on a fresh clone: dist/ is
+// built (or rebuilt after a change of the sources) before the bundled CLI runs (src/build.mjs).
+import { ensureBuilt } from '../build.mjs'
 
-register({ tsconfig: fileURLToPath(new URL('../../tsconfig.json', import.meta.url)) })
-await import('./main.ts')
+ensureBuilt()
+await import('../../dist/bin/cli.js')

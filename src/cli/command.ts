@@ -15,6 +15,17 @@ export interface Command {
   run(args: Record<string, unknown>, runtime: Runtime, config: Config): Promise<object>
 }
 
+/**
+ * A line of the command table (commands/index.ts): a function that imports the command's module, so
+ * that only the command run is loaded. A Command given as is (its module imported statically) works
+ * too, but then it and all it imports load for every command.
+ */
+export type CommandEntry = (() => Promise<Command>) | Command
+
+export async function loadCommand (entry: CommandEntry): Promise<Command> {
+  return typeof entry === 'function' ? await entry() : entry
+}
+
 export function defineCommand<F extends Flags> (command: {
   summary: string
   flags: F

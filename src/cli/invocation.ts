@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { usageOf, type Command } from './command.js'
+import { loadCommand, usageOf, type Command } from './command.js'
 import { commands } from './commands/index.js'
 import { UsageError } from './flags.js'
 
@@ -7,8 +7,11 @@ export type Invocation =
   | { kind: 'help', names: string[] }
   | { kind: 'run', command: Command, args: Record<string, unknown> }
 
-/** Reads argv into a command and its validated flags, or a request for help; throws a UsageError that carries the usage line. */
-export function parseInvocation (argv: string[]): Invocation {
+/**
+ * Reads argv into a command and its validated flags, or a request for help; throws a UsageError that
+ * carries the usage line. Imports the named command's module (its flags are defined there), no other.
+ */
+export async function parseInvocation (argv: string[]): Promise<Invocation> {
   if (argv.length === 0 || argv[0] === 'help') return help(argv.slice(1))
   if (argv.includes('--help') || argv.includes('-h')) return help(argv)
   const words = leadingWords(argv)
@@ -19,7 +22,7 @@ export function parseInvocation (argv: string[]): Invocation {
     const hint = group.length > 0 ? `did you mean ${group.join(', ')}?` : 'run "outbound help" for the list'
     throw new UsageError(`outbound <command> [flags] (${problem}; ${hint})`)
   }
-  const command = commands[name]
+  const command = await loadCommand(commands[name])
   try {
     return { kind: 'run', command, args: parseFlags(command, argv.slice(name.split(' ').length)) }
   } catch (error) {

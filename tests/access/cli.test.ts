@@ -30,7 +30,7 @@ describe('outbound: scoped keys and the audit log at the command line', () => {
 
   /** One command as `outbound` runs it: its printed object, or the CommandError it exits 1 with. */
   async function cli (...argv: string[]): Promise<any> {
-    const invocation = parseInvocation(argv)
+    const invocation = await parseInvocation(argv)
     if (invocation.kind !== 'run') throw new Error('not a command')
     const config = loadConfig(env)
     runtime ??= await openRuntime(config, 'cli')

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest'
+import { loadCommand } from '../../src/cli/command.js'
 import { commands } from '../../src/cli/commands/index.js'
 import { UsageError } from '../../src/cli/flags.js'
 import { parseInvocation } from '../../src/cli/invocation.js'
 
-function usageError (argv: string[]): string {
+async function usageError (argv: string[]): Promise<string> {
   try {
-    parseInvocation(argv)
+    await parseInvocation(argv)
   } catch (error) {
     if (error instanceof UsageError) return error.message
     throw error
@@ -14,21 +15,21 @@ function usageError (argv: string[]): string {
 }
 
 describe('parseInvocation', () => {
-  it('finds the command and its validated flags', () => {
-    expect(parseInvocation(['workspace', 'create', '--name', 'Acme Ltd', '--plan', 'growth']))
-      .toEqual({ kind: 'run', command: commands['workspace create'], args: { name: 'Acme Ltd', plan: 'growth' } })
-    expect(parseInvocation(['keys', 'create', '--workspace=ws_1'])).toMatchObject({ args: { workspace: 'ws_1', name: 'default' } })
-    expect(parseInvocation(['messages', 'list', '--limit', '7', '--workspace', 'ws_1', '--status', 'failed']))
+  it('finds the command and its validated flags', async () => {
+    expect(await parseInvocation(['workspace', 'create', '--name', 'Acme Ltd', '--plan', 'growth']))
+      .toEqual({ kind: 'run', command: await loadCommand(commands['workspace create']), args: { name: 'Acme Ltd', plan: 'growth' } })
+    expect(await parseInvocation(['keys', 'create', '--workspace=ws_1'])).toMatchObject({ args: { workspace: 'ws_1', name: 'default' } })
+    expect(await parseInvocation(['messages', 'list', '--limit', '7', '--workspace', 'ws_1', '--status', 'failed']))
       .toMatchObject({ args: { workspace: 'ws_1', status: 'failed', limit: 7 } })
-    expect(parseInvocation(['inbound', 'list', '--workspace', 'ws_1'])).toMatchObject({ args: { workspace: 'ws_1', limit: 50 } })
-    expect(parseInvocation(['migrate'])).toEqual({ kind: 'run', command: commands.migrate, args: {} })
+    expect(await parseInvocation(['inbound', 'list', '--workspace', 'ws_1'])).toMatchObject({ args: { workspace: 'ws_1', limit: 50 } })
+    expect(await parseInvocation(['migrate'])).toEqual({ kind: 'run', command: await loadCommand(commands.migrate), args: {} })
   })
 
-  it('answers help for everything, a group, or one command', () => {
-    expect(parseInvocation([])).toEqual({ kind: 'help', names: Object.keys(commands) })
-    expect(parseInvocation(['help', 'keys'])).toEqual({ kind: 'help', names: ['keys create', 'keys revoke', 'keys list'] })
-    expect(parseInvocation(['workspace', 'plan', '-h'])).toEqual({ kind: 'help', names: ['workspace plan'] })
-    expect(parseInvocation(['nonsense', '--help'])).toEqual({ kind: 'help', names: Object.keys(commands) })
+  it('answers help for everything, a group, or one command', async () => {
+    expect(await parseInvocation([])).toEqual({ kind: 'help', names: Object.keys(commands) })
+    expect(await parseInvocation(['help', 'keys'])).toEqual({ kind: 'help', names: ['keys create', 'keys revoke', 'keys list'] })
+    expect(await parseInvocation(['workspace', 'plan', '-h'])).toEqual({ kind: 'help', names: ['workspace plan'] })
+    expect(await parseInvocation(['nonsense', '--help'])).toEqual({ kind: 'help', names: Object.keys(commands) })
   })
 
   it.each([
@@ -48,7 +49,7 @@ describe('parseInvocation', () => {
     [['messages', 'list', '--workspace', 'ws_1', '--limit', '0'], 'outbound messages list --workspace ID [--status S] [--limit N] (--limit must be an integer from 1 to 1000)'],
     [['inbound', 'list', '--workspace', 'ws_1', '--limit=-5'], 'outbound inbound list --workspace ID [--limit N] (--limit must be an integer from 1 to 1000)'],
     [['inbound', 'list', '--workspace', 'ws_1', '--limit', '1e3'], 'outbound inbound list --workspace ID [--limit N] (--limit must be an integer from 1 to 1000)']
-  ])('refuses %j', (argv, message) => {
-    expect(usageError(argv)).toBe(message)
+  ])('refuses %j', async (argv, message) => {
+    expect(await usageError(argv)).toBe(message)
   })
 })

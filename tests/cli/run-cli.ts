@@ -38,10 +38,10 @@ export async function freePort (): Promise<number> {
 
 export interface RunningServer { url: string, process: ChildProcess, stop(): Promise<void> }
 
-/** The real server (src/server.ts through tsx) on env.PORT or a free port, once /healthz answers. */
+/** The real server as `npm start` runs it (dist/, built by the tests' global setup) on env.PORT or a free port, once /healthz answers. */
 export async function startServer (env: Record<string, string | undefined>): Promise<RunningServer> {
   const port = env.PORT ? Number(env.PORT) : await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['dist/src/server.js'], {
     cwd: repoRoot,
     env: cliEnv({ LOG_LEVEL: 'warn', ...env, HOST: '127.0.0.1', PORT: String(port) }),
     stdio: ['ignore', 'pipe', 'pipe']

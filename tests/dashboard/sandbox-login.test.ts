@@ -12,7 +12,7 @@ describe('npm run sandbox: the demo dashboard sign-in', () => {
 
   it('prints the dashboard URL and a demo sign-in that works, and keeps it in the state file', async () => {
     const port = await freePort()
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], {
+    const child = spawn(process.execPath, ['src/launch.mjs', 'sandbox'], {
       env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: '', ENCRYPTION_KEY: '' },
       stdio: ['ignore', 'pipe', 'pipe']
     })

@@ -1,7 +1,12 @@
 import postgres from 'postgres'
+// @ts-expect-error plain JavaScript without declarations (it runs before anything is built)
+import { ensureBuilt } from '../../src/build.mjs'
 
-/** Says once which database backend this run uses, and fails loudly when the configured PostgreSQL is unreachable. */
+/** Builds dist/ when stale; says once which database backend this run uses, and fails loudly when the configured PostgreSQL is unreachable. */
 export default async function setup (): Promise<void> {
+  // The tests run `outbound` and `npm run sandbox` from dist/: built once here, when the sources
+  // changed, rather than by the first of many commands the test files start at once.
+  ensureBuilt()
   const url = process.env.TEST_DATABASE_URL
   if (!url) {
     console.log('[outbound tests] database backend: PGlite in memory (set TEST_DATABASE_URL to run on PostgreSQL)')

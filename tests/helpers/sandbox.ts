@@ -6,7 +6,7 @@ export interface StartedSandbox { child: ChildProcess, port: number, /** everyth
 /** `npm run sandbox` as a newcomer runs it: a real process on a free port, once its banner is printed. */
 export async function startSandbox (dataDir: string): Promise<StartedSandbox> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], {
+  const child = spawn(process.execPath, ['src/launch.mjs', 'sandbox'], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: '', ENCRYPTION_KEY: '' },
     stdio: ['ignore', 'pipe', 'pipe']
   })

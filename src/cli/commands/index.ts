@@ -1,31 +1,27 @@
-import type { Command } from '../command.js'
-import { auditList } from './audit.js'
-import { connect, disconnect, templatesSync } from './connection.js'
-import { keysCreate, keysList, keysRevoke } from './keys.js'
-import { inboundList, messagesList } from './lists.js'
-import { migrate } from './migrate.js'
-import { userCreate } from './user.js'
-import { webhooksAdd, webhooksDeliveries, webhooksList, webhooksRemove, webhooksReplay } from './webhooks.js'
-import { workspaceCreate, workspacePlan } from './workspace.js'
+import type { CommandEntry } from '../command.js'
 
-/** Every command the CLI has, by the words that name it: a new command is one file and one line here. */
-export const commands: Record<string, Command> = {
-  migrate,
-  'workspace create': workspaceCreate,
-  'workspace plan': workspacePlan,
-  connect,
-  disconnect,
-  'templates sync': templatesSync,
-  'keys create': keysCreate,
-  'keys revoke': keysRevoke,
-  'keys list': keysList,
-  'messages list': messagesList,
-  'inbound list': inboundList,
-  'user create': userCreate,
-  'webhooks add': webhooksAdd,
-  'webhooks list': webhooksList,
-  'webhooks remove': webhooksRemove,
-  'webhooks deliveries': webhooksDeliveries,
-  'webhooks replay': webhooksReplay,
-  'audit list': auditList
+/**
+ * Every command the CLI has, by the words that name it. Each is imported only when it runs (or for
+ * help), so a command loads what it needs and nothing of the others: a new command is one file and
+ * one line here, `'words here': async () => (await import('./file.js')).exportedCommand`.
+ */
+export const commands: Record<string, CommandEntry> = {
+  migrate: async () => (await import('./migrate.js')).migrate,
+  'workspace create': async () => (await import('./workspace.js')).workspaceCreate,
+  'workspace plan': async () => (await import('./workspace.js')).workspacePlan,
+  connect: async () => (await import('./connection.js')).connect,
+  disconnect: async () => (await import('./connection.js')).disconnect,
+  'templates sync': async () => (await import('./connection.js')).templatesSync,
+  'keys create': async () => (await import('./keys.js')).keysCreate,
+  'keys revoke': async () => (await import('./keys.js')).keysRevoke,
+  'keys list': async () => (await import('./keys.js')).keysList,
+  'messages list': async () => (await import('./lists.js')).messagesList,
+  'inbound list': async () => (await import('./lists.js')).inboundList,
+  'user create': async () => (await import('./user.js')).userCreate,
+  'webhooks add': async () => (await import('./webhooks.js')).webhooksAdd,
+  'webhooks list': async () => (await import('./webhooks.js')).webhooksList,
+  'webhooks remove': async () => (await import('./webhooks.js')).webhooksRemove,
+  'webhooks deliveries': async () => (await import('./webhooks.js')).webhooksDeliveries,
+  'webhooks replay': async () => (await import('./webhooks.js')).webhooksReplay,
+  'audit list': async () => (await import('./audit.js')).auditList
 }

@@ -120,6 +120,9 @@ export const messages = pgTable('messages', {
   /** when our dispatch ended sent or failed: the record's own steps in its history (the webhook events have theirs) */
   sentAt: timestamp('sent_at', { withTimezone: true }),
   failedAt: timestamp('failed_at', { withTimezone: true }),
+  /** a queued send's steps before its outcome (CONTRACT.md 9): handed over (= created_at), then taken to send */
+  queuedAt: timestamp('queued_at', { withTimezone: true }),
+  sendingAt: timestamp('sending_at', { withTimezone: true }),
   createdAt: createdAt(),
   updatedAt: updatedAt()
 }, table => [

@@ -4,7 +4,8 @@ import { badCursor, encodeCursor } from '../src/messages/cursor.js'
 import { listFilters } from '../src/messages/list-query.js'
 import { messageView, messageWithHistory } from '../src/resources/message.js'
 import { MessageQuerySchema, MessageReadSchema } from '../src/messages/read-schemas.js'
-import { ErrorEnvelopeSchema } from '../src/messages/schemas.js'
+import { ErrorEnvelopeSchema, ErrorHeaders } from '../src/messages/schemas.js'
+import { integerQuery } from '../src/query-integers.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
 
 /** GET /api/messages.php (CONTRACT.md 7): one message with its history, or a page of the log. The send's 401 → 429 → 403; no connection needed. */
@@ -12,15 +13,21 @@ const messageReads: FastifyPluginAsyncTypebox = async function (app) {
   app.get('/api/messages.php', {
     config: { auth: 'apiKey', scopes: ['messages:read'], rateLimit: {}, plan: ['growth', 'scale'] },
     schema: {
+      operationId: 'readMessages',
       tags: ['messages'],
       summary: 'Read a message and its status history, or list messages',
       description: 'Needs a key with the messages:read scope. With id or wamid: that message and its whole history (404 for an unknown id or another workspace\'s message). ' +
         'Without: messages newest first, filtered by status, to, recipient_user_id, since and client_reference; page with next_cursor.',
       security: [{ apiKey: [] }],
       querystring: MessageQuerySchema,
-      response: { 200: MessageReadSchema, '4xx': ErrorEnvelopeSchema, '5xx': ErrorEnvelopeSchema }
+      response: {
+        200: { ...MessageReadSchema, description: 'One message with its history, or a page of messages.' },
+        '4xx': { ...ErrorEnvelopeSchema, description: '401, 403, 404 not_found, 422 invalid_request naming the parameter, 429', headers: ErrorHeaders['4xx'] },
+        '5xx': { ...ErrorEnvelopeSchema, description: '503 with Retry-After when the database is unavailable', headers: ErrorHeaders['5xx'] }
+      }
     },
-    schemaErrorFormatter: bodyValidationError
+    schemaErrorFormatter: bodyValidationError,
+    preValidation: integerQuery
   }, async function readMessages (request) {
     const { query } = request
     const { workspaceId } = request.apiKey

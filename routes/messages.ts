@@ -5,7 +5,7 @@ import { withFilePlaceholder } from '../src/media/one-call.js'
 import { composeMessage } from '../src/messages/compose.js'
 import { pendingMessage } from '../src/messages/payload.js'
 import { prefersRespondAsync } from '../src/messages/prefer.js'
-import { IdempotencyHeadersSchema, SendMessageBodySchema, SendResponses } from '../src/messages/schemas.js'
+import { SendHeadersSchema, SendMessageBodySchema, SendResponses } from '../src/messages/schemas.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
 
 /** POST /api/messages.php (SPEC.md 4, CONTRACT.md 2): 401 → 429 → 403 → 409 come from the hooks that route config switches on, then the body. */
@@ -13,13 +13,14 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
   app.post('/api/messages.php', {
     config: { auth: 'apiKey', scopes: ['messages:send'], rateLimit: {}, plan: ['growth', 'scale'], sender: true, idempotency: true, mediaFile: 'spool' },
     schema: {
+      operationId: 'sendMessage',
       tags: ['messages'],
       summary: 'Send one message through the connected number',
       description: 'Body as JSON or form fields (nested keys as PHP writes them; components and interactive may be a JSON string). The recipient is `to` (a phone number) or `recipient` (a business-scoped user id), exactly one of them. Requires the Growth or Scale plan and a key with the messages:send scope (and, for a key limited to some numbers, one of them). ' +
         'With an Idempotency-Key, a retry gets the first answer again (header Idempotent-Replayed: true) and nothing is sent twice. With `Prefer: respond-async` the message is queued and the answer is 202. ' +
         'A media message sent as multipart may carry its file as the part `file` instead of media_id or link: it is checked and uploaded as by POST /api/media.php (up to MEDIA_MAX_BYTES), then sent by id, and the answer adds `media_id`.',
       security: [{ apiKey: [] }],
-      headers: IdempotencyHeadersSchema,
+      headers: SendHeadersSchema,
       consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
       body: SendMessageBodySchema,
       response: SendResponses

@@ -6,6 +6,7 @@ import { page, sendHtml } from '../../src/dashboard/page.js'
 import { messageContent } from '../../src/dashboard/views/message.js'
 import { messagesContent } from '../../src/dashboard/views/messages.js'
 import { notFound } from '../../src/errors.js'
+import { messageHistory } from '../../src/resources/history.js'
 
 const PAGE_SIZE = 50
 
@@ -56,7 +57,7 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     const row = messageRow(record, new Map(keys.map(key => [key.id, key.name])))
     const number = active?.numbers.find(candidate => candidate.phoneNumberId === record.phoneNumberId)
     const from = number ? `${number.displayPhoneNumber} (${record.phoneNumberId})` : record.phoneNumberId
-    return sendHtml(reply, page(request, { title: 'Message', active: 'messages' }, messageContent({ record, row, events: events.map(eventRow), from })))
+    return sendHtml(reply, page(request, { title: 'Message', active: 'messages' }, messageContent({ record, row, events: messageHistory(record, events).map(eventRow), from })))
   })
 
   app.get('/messages/:id/status', { config: { dashboard: 'json' }, schema: { params: MessageParamsSchema } }, async function liveMessage (request) {
@@ -66,7 +67,7 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     return {
       ok: true,
       message: { ...row, detail: row.detail || '—', wamid: row.wamid || '—', attempts: String(record.attempts), pricing: record.pricingCategory ?? 'not reported yet' },
-      history: events.map(eventRow)
+      history: messageHistory(record, events).map(eventRow)
     }
   })
 }

@@ -1,4 +1,4 @@
-import type { messageEvents } from '../../db/schema.js'
+import type { HistoryStep } from '../resources/history.js'
 import type { MessageRecord } from '../store/messages.js'
 import { formatTime, recipientLabel } from './parts.js'
 
@@ -33,13 +33,14 @@ export function messageRow (record: MessageRecord, keyNames: ReadonlyMap<string,
   }
 }
 
-export function eventRow (event: typeof messageEvents.$inferSelect): EventRow {
+/** One step of the message's history (src/resources/history.ts: the same story the API tells). */
+export function eventRow (step: HistoryStep): EventRow {
   return {
-    status: event.status,
-    at: formatTime(event.upstreamTimestamp),
-    error: event.errorCode ? `${event.errorCode}${event.errorText ? `: ${event.errorText}` : ''}` : '',
-    pricing: event.pricingCategory ?? '',
-    received: formatTime(event.receivedAt)
+    status: step.status,
+    at: formatTime(step.at),
+    error: step.error ? `${step.error.code}${step.error.message ? `: ${step.error.message}` : ''}` : '',
+    pricing: step.pricing ?? '',
+    received: step.source === 'upstream' ? formatTime(step.receivedAt) : ''
   }
 }
 

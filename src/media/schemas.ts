@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { ErrorEnvelopeSchema, StringEnum } from '../messages/schemas.js'
+import { ErrorEnvelopeSchema, ErrorHeaders, StringEnum } from '../messages/schemas.js'
 import { MEDIA_KINDS } from './kinds.js'
 
 const MEDIA_ID = '^[A-Za-z0-9_.-]{1,128}$'
@@ -28,6 +28,6 @@ export const MediaQuerySchema = Type.Object({
 })
 
 export const MediaErrors = {
-  '4xx': { ...ErrorEnvelopeSchema, description: '401, 403, 404, 409, 413 (MEDIA_MAX_BYTES), 415, 422 (invalid_request; unsupported_media with field file), 429', headers: { 'Retry-After': Type.String() } },
-  '5xx': { ...ErrorEnvelopeSchema, description: '502 upstream_error / upstream_timeout / upstream_unavailable: the upstream failed the upload or download', headers: { 'Retry-After': Type.String() } }
+  '4xx': { ...ErrorEnvelopeSchema, description: '401, 403, 404, 409, 413 (MEDIA_MAX_BYTES), 415, 422 (invalid_request; unsupported_media with field file), 429', headers: ErrorHeaders['4xx'] },
+  '5xx': { ...ErrorEnvelopeSchema, description: '502 upstream_error / upstream_timeout / upstream_unavailable: the upstream failed the upload or download', headers: ErrorHeaders['5xx'] }
 }

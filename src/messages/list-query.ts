@@ -14,7 +14,7 @@ export function listFilters (query: MessageQuery): MessageFilters {
     recipientUserId: query.recipient_user_id,
     since,
     clientReference: query.client_reference,
-    limit: query.limit === undefined ? 50 : Number(query.limit),
+    limit: query.limit ?? 50,
     after: query.cursor === undefined ? undefined : decodeCursor(query.cursor)
   }
 }

@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { MESSAGE_STATUSES } from '../../db/schema.js'
 import { USER_ID } from '../resources/recipient.js'
-import { ISO_DATE_TIME, PAGE_LIMIT, PHONE, StringEnum } from './schemas.js'
+import { ISO_DATE_TIME, PHONE, StringEnum } from './schemas.js'
 
-/** The query of GET /api/messages.php (CONTRACT.md 7). Query values are strings: numbers and dates are patterns here, parsed in list-query.ts. */
+/** The query of GET /api/messages.php (CONTRACT.md 7). Dates are patterns here, parsed in list-query.ts; `limit` is an integer (src/query-integers.ts reads it so). */
 export const MessageQuerySchema = Type.Object({
   id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Read one message by its id (msg_…).' })),
   wamid: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Read one message by its upstream id (wamid.…).' })),
@@ -12,14 +12,17 @@ export const MessageQuerySchema = Type.Object({
   recipient_user_id: Type.Optional(Type.String({ pattern: USER_ID, description: 'List: only messages to this business-scoped user id.' })),
   since: Type.Optional(Type.String({ pattern: ISO_DATE_TIME, description: 'List: only messages created at or after this ISO 8601 time.' })),
   client_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'List: only messages sent with this client_reference.' })),
-  limit: Type.Optional(Type.String({ pattern: PAGE_LIMIT, description: 'List: page size, 1–100 (default 50).' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'List: page size, 1–100 (default 50).' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'List: the next_cursor of the previous page.' }))
 })
 
 export type MessageQuery = Static<typeof MessageQuerySchema>
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
-const ErrorSchema = Type.Union([Type.Object({ code: Type.String(), message: Nullable(Type.String()) }), Type.Null()])
+const ErrorSchema = Type.Union([Type.Object({
+  code: Type.String({ description: 'Always a string: the upstream\'s code as digits ("131026"; the 502 envelope\'s upstream.code gives it as a number) or ours ("expired", "interrupted", …).' }),
+  message: Nullable(Type.String())
+}), Type.Null()])
 
 const messageFields = {
   id: Type.String(),
@@ -37,8 +40,8 @@ const messageFields = {
 }
 
 const HistoryEntrySchema = Type.Object({
-  status: Type.String({ description: 'pending, sent, delivered, read, failed, or another upstream status (played, …)' }),
-  at: Type.String({ format: 'date-time', description: "The upstream's timestamp for webhook events; ours for the record's own steps." }),
+  status: Type.String({ description: 'queued, sending or pending, then sent, delivered, read or failed, or another upstream status (played, …); each status once.' }),
+  at: Type.String({ format: 'date-time', description: "Ours for the message's own steps; the upstream's timestamp for its events (whole seconds), never placed before a step it must follow." }),
   error: ErrorSchema
 })
 

@@ -80,7 +80,7 @@ export const SendMessageOkSchema = Type.Object({
   media_id: Type.Optional(Type.String({ description: 'A send that carried its file (multipart part `file`): the media id it was uploaded as.' }))
 })
 
-/** 202 to `Prefer: respond-async` (CONTRACT.md 9): the message is stored and will be sent from the queue. */
+/** 202 to `Prefer: respond-async`: the message is stored and will be sent from the queue. */
 export const SendMessageQueuedSchema = Type.Object({
   ok: Type.Literal(true),
   id: Type.String({ description: 'The message\'s id (msg_…): GET /api/messages.php?id= follows it.' }),
@@ -90,27 +90,54 @@ export const SendMessageQueuedSchema = Type.Object({
 
 export const ErrorEnvelopeSchema = Type.Object({
   ok: Type.Literal(false),
-  error: Type.String(),
-  code: Type.String(),
+  error: Type.String({ description: 'What went wrong, in words.' }),
+  code: Type.String({ description: 'The error code: invalid_request, upstream_error, rate_limited, …' }),
   field: Type.Optional(Type.String({ description: 'The request field at fault (422).' })),
   id: Type.Optional(Type.String({ description: 'The log record this request created (502, 503 after a record).' })),
   upstream: Type.Optional(Type.Object({
-    code: Type.Union([Type.Integer(), Type.String(), Type.Null()]),
-    message: Type.String()
-  }, { description: "The upstream's error (502)." }))
+    code: Type.Integer({ description: 'The upstream\'s numeric error code, as a number (131026). A message read back with GET /api/messages.php gives the same code as a string in error.code ("131026"), a field that also holds our own codes ("expired").' }),
+    message: Type.String({ description: 'The upstream\'s error message.' })
+  }, { description: "The upstream's error (502 upstream_error), when it gave a code." }))
 })
 
-/** Documented for /docs; the value is checked by src/idempotency/header.ts, so a bad key is a 422 naming the header. */
-export const IdempotencyHeadersSchema = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ description: 'Idempotency-Key: 1–255 printable ASCII characters (a quoted structured-field string is accepted). A retry with the same key and the same message gets the stored answer for 24 h.' }))
+const RETRY_AFTER = Type.String({ description: 'Seconds to wait before retrying (429; 409 idempotency_in_progress; 503).' })
+
+/** Headers of the error answers, as /docs lists them beside every /api route's 4xx and 5xx. */
+export const ErrorHeaders = {
+  '4xx': {
+    'Retry-After': RETRY_AFTER,
+    'WWW-Authenticate': Type.String({ description: '401: Bearer.' }),
+    'RateLimit-Limit': Type.String({ description: '429: requests allowed per window for this key.' }),
+    'RateLimit-Remaining': Type.String({ description: '429: requests left in the window (0).' }),
+    'RateLimit-Reset': Type.String({ description: '429: seconds until the window resets.' }),
+    Allow: Type.String({ description: '405: the methods the path accepts.' })
+  },
+  '5xx': { 'Retry-After': RETRY_AFTER }
+}
+
+/**
+ * The send's request headers, documented for /docs; their values are checked by the handler
+ * (src/idempotency/header.ts: a bad key is a 422 naming the header; src/messages/prefer.ts).
+ */
+export const SendHeadersSchema = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: 'Idempotency-Key: 1–255 printable ASCII characters (a quoted structured-field string is accepted). A retry with the same key and the same message gets the stored answer for 24 h (IDEMPOTENCY_TTL_MS): same status, same body, header Idempotent-Replayed: true; nothing is sent twice. The same key with another message: 422 idempotency_mismatch; while the first is in flight: 409 idempotency_in_progress.' })),
+  prefer: Type.Optional(Type.String({ description: 'Prefer: respond-async (RFC 7240) queues the message after the same checks and answers 202 with its id; the server sends it under the same pacing and retries. Other preferences are ignored.' }))
 })
 
 const REPLAYED = Type.String({ description: "'true' when the answer is the stored answer of an earlier request with the same Idempotency-Key." })
 
 /** The send's answers as /docs lists them: the replay header beside each schema (@fastify/swagger reads `headers`). */
 export const SendResponses = {
-  200: { ...SendMessageOkSchema, headers: { 'Idempotent-Replayed': REPLAYED } },
-  202: { ...SendMessageQueuedSchema, description: 'Prefer: respond-async: queued (CONTRACT.md 9)', headers: { 'Idempotent-Replayed': REPLAYED, 'Preference-Applied': Type.String(), Location: Type.String() } },
-  '4xx': { ...ErrorEnvelopeSchema, description: '401, 403, 409 (no_active_connection; idempotency_in_progress with Retry-After), 413, 415, 422 (invalid_request; idempotency_mismatch; unsupported_media for a file part), 429', headers: { 'Retry-After': Type.String() } },
-  '5xx': { ...ErrorEnvelopeSchema, description: '502 upstream_error / upstream_timeout / upstream_unavailable; 503 with Retry-After', headers: { 'Idempotent-Replayed': REPLAYED, 'Retry-After': Type.String() } }
+  200: { ...SendMessageOkSchema, description: 'Sent: the upstream accepted the message.', headers: { 'Idempotent-Replayed': REPLAYED } },
+  202: {
+    ...SendMessageQueuedSchema,
+    description: 'With Prefer: respond-async: the message is stored, queued, and will be sent by the server; follow it at Location.',
+    headers: {
+      'Idempotent-Replayed': REPLAYED,
+      'Preference-Applied': Type.String({ description: 'respond-async' }),
+      Location: Type.String({ description: 'Where to read the message back: /api/messages.php?id=<id> (relative).' })
+    }
+  },
+  '4xx': { ...ErrorEnvelopeSchema, description: '401, 403, 409 (no_active_connection; idempotency_in_progress with Retry-After), 413, 415, 422 (invalid_request; idempotency_mismatch; unsupported_media for a file part), 429', headers: { ...ErrorHeaders['4xx'], 'Idempotent-Replayed': REPLAYED } },
+  '5xx': { ...ErrorEnvelopeSchema, description: '502 upstream_error / upstream_timeout / upstream_unavailable; 503 with Retry-After', headers: { ...ErrorHeaders['5xx'], 'Idempotent-Replayed': REPLAYED } }
 }

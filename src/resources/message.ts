@@ -1,10 +1,9 @@
 import type { MessageRecord } from '../../db/schema.js'
 import { recipientView } from './recipient.js'
+import { historyView, messageHistory, type HistoryFields, type UpstreamEvent } from './history.js'
 
 /** The record's fields the API shows (never the payload: a read does not return the message's content). */
-export type MessageFields = Pick<MessageRecord, 'id' | 'wamid' | 'recipient' | 'phoneNumberId' | 'type' | 'status' | 'errorCode' | 'errorText' | 'attempts' | 'clientReference' | 'sentAt' | 'failedAt' | 'createdAt' | 'updatedAt'>
-
-interface StatusEventRow { status: string, upstreamTimestamp: Date, receivedAt: Date, errorCode: string | null, errorText: string | null }
+export type MessageFields = Pick<MessageRecord, 'id' | 'wamid' | 'recipient' | 'phoneNumberId' | 'type' | 'status' | 'errorCode' | 'errorText' | 'attempts' | 'clientReference'> & HistoryFields
 
 const errorOf = (code: string | null, message: string | null) => code === null ? null : { code, message }
 
@@ -26,25 +25,9 @@ export function messageView (row: MessageFields) {
   }
 }
 
-/** M with its whole history. */
-export function messageWithHistory (row: MessageFields, events: StatusEventRow[]) {
-  return { ...messageView(row), history: historyOf(row, events) }
-}
-
-/**
- * The record's own steps on our clock (created, then our dispatch's end: sent or failed) and every
- * webhook event on the upstream's, ordered by time, ties by arrival. A failed step keeps its error
- * only while the record is still failed: a record presumed interrupted and then reported sent lost it.
- */
-function historyOf (row: MessageFields, events: StatusEventRow[]) {
-  const steps = [{ status: 'pending', at: row.createdAt, arrived: row.createdAt, error: null as ReturnType<typeof errorOf> }]
-  if (row.sentAt) steps.push({ status: 'sent', at: row.sentAt, arrived: row.sentAt, error: null })
-  if (row.failedAt) steps.push({ status: 'failed', at: row.failedAt, arrived: row.failedAt, error: row.status === 'failed' ? errorOf(row.errorCode, row.errorText) : null })
-  for (const event of events) {
-    steps.push({ status: event.status, at: event.upstreamTimestamp, arrived: event.receivedAt, error: errorOf(event.errorCode, event.errorText) })
-  }
-  steps.sort((a, b) => a.at.getTime() - b.at.getTime() || a.arrived.getTime() - b.arrived.getTime())
-  return steps.map(step => ({ status: step.status, at: step.at.toISOString(), error: step.error }))
+/** M with its whole history (history.ts tells it). */
+export function messageWithHistory (row: MessageFields, events: readonly UpstreamEvent[]) {
+  return { ...messageView(row), history: historyView(messageHistory(row, events)) }
 }
 
 const MESSAGE_EVENT = { sent: 'message.sent', delivered: 'message.delivered', read: 'message.read', failed: 'message.failed', queued: 'message.queued' } as const

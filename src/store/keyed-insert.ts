@@ -22,8 +22,8 @@ export async function insertWithKeys (db: Pick<Database, 'execute' | 'insert'>, 
     ${message.phoneNumberId}::text, ${message.recipient}::text, ${message.type}::text, ${JSON.stringify(message.payload)}::jsonb,
     ${message.dispatcherId ?? null}::text, ${message.clientReference ?? null}::text, ${message.take?.key ?? null}::text)`)
   const result = await db.execute(sql`with taken as (${taken})
-    insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, dispatcher_id, client_reference, idempotency_key, status)
-    select v.*, ${status}::text from (values ${sql.join(values, sql`, `)})
+    insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, dispatcher_id, client_reference, idempotency_key, status, queued_at)
+    select v.*, ${status}::text, case when ${status}::text = 'queued' then now() end from (values ${sql.join(values, sql`, `)})
       as v(id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, dispatcher_id, client_reference, idempotency_key)
     where v.idempotency_key is null or v.id in (select message_id from taken)
     returning *`)

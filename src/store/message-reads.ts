@@ -17,6 +17,8 @@ const COLUMNS = {
   idempotencyKey: messages.idempotencyKey,
   sentAt: messages.sentAt,
   failedAt: messages.failedAt,
+  queuedAt: messages.queuedAt,
+  sendingAt: messages.sendingAt,
   createdAt: messages.createdAt,
   updatedAt: messages.updatedAt
 }

@@ -187,6 +187,8 @@ function pendingRecord (message: PendingMessage, createdAt: Date, updatedAt: Dat
     idempotencyKey: null,
     sentAt: null,
     failedAt: null,
+    queuedAt: null,
+    sendingAt: null,
     createdAt,
     updatedAt
   }

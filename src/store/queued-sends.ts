@@ -33,7 +33,7 @@ export function queuedSendStore (db: Database) {
 
   // Taken when its slot is granted, just before the upstream call: a record still waiting is `queued`, so a crash re-sends only what never left.
   const markSending = createBatcher(async (batch: Array<{ id: string, dispatcherId: string }>) => {
-    const rows = await db.update(messages).set({ status: 'sending', dispatcherId: batch[0].dispatcherId, updatedAt: new Date() })
+    const rows = await db.update(messages).set({ status: 'sending', dispatcherId: batch[0].dispatcherId, sendingAt: sql`now()`, updatedAt: new Date() })
       .where(and(inArray(messages.id, batch.map(item => item.id)), eq(messages.status, 'queued')))
       .returning({ id: messages.id })
     const taken = new Set(rows.map(row => row.id))
@@ -73,7 +73,7 @@ export function queuedSendStore (db: Database) {
     /** Ends the workspace's queued records `failed` (`cancelled`); their jobs find them so and finish without sending. */
     async cancelAll (workspaceId: string): Promise<number> {
       const rows = await db.update(messages)
-        .set({ status: 'failed', errorCode: 'cancelled', errorText: 'Not sent: cancelled by an operator while it was queued', updatedAt: new Date() })
+        .set({ status: 'failed', errorCode: 'cancelled', errorText: 'Not sent: cancelled by an operator while it was queued', failedAt: sql`now()`, updatedAt: new Date() })
         .where(and(eq(messages.workspaceId, workspaceId), eq(messages.status, 'queued')))
         .returning({ id: messages.id })
       return rows.length

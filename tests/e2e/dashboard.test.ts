@@ -146,7 +146,7 @@ describe.skipIf(!chromiumAvailable)('dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Filter' }).click()
     await expect.poll(() => page.locator('tbody tr').count()).toBe(1)
     await page.locator(`tr[data-id="${fromApi.id}"]`).getByRole('link', { name: 'Details' }).click()
-    await expect.poll(() => page.locator('[data-history] [data-field="status"]').allTextContents()).toEqual(['sent', 'delivered', 'read'])
+    await expect.poll(() => page.locator('[data-history] [data-field="status"]').allTextContents()).toEqual(['pending', 'sent', 'delivered', 'read'])
     expect(await page.locator('[data-history]').textContent()).toContain('service')
     await shot('10-message-detail')
   })

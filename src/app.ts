@@ -1,5 +1,6 @@
 import formbody from '@fastify/formbody'
 import Fastify, { type FastifyInstance } from 'fastify'
+import audiencePlugin from '../plugins/audience.js'
 import authPlugin from '../plugins/auth.js'
 import bodyParsersPlugin from '../plugins/body-parsers.js'
 import connectionsPlugin from '../plugins/connections.js'
@@ -82,6 +83,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   })
   await app.register(pacerPlugin)
   await app.register(dispatchPlugin)
+  await app.register(audiencePlugin)
   await app.register(sendQueuePlugin)
   await app.register(serviceWindowPlugin)
   await app.register(docsPlugin)

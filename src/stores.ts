@@ -6,7 +6,9 @@ import { idempotencyKeyStore } from './store/idempotency-keys.js'
 import { inboundStore } from './store/inbound.js'
 import { messageReads } from './store/message-reads.js'
 import { keptAsideStore } from './store/kept-aside.js'
+import { holdStore } from './store/holds.js'
 import { mediaStore } from './store/media.js'
+import { messagingLimitStore } from './store/messaging-limit.js'
 import { messageSearch } from './store/message-search.js'
 import { messageStore } from './store/messages.js'
 import { queueDrainerStore } from './store/queue-drainers.js'
@@ -15,6 +17,8 @@ import { readCache } from './store/read-cache.js'
 import { serviceWindowStore } from './store/service-window.js'
 import { sessionStore } from './store/sessions.js'
 import { statusEventStore } from './store/status-events.js'
+import { suppressionStore } from './store/suppressions.js'
+import { templateResyncStore } from './store/template-resyncs.js'
 import { templateStore } from './store/templates.js'
 import { userStore } from './store/users.js'
 import { webhookStore } from './store/webhooks.js'
@@ -46,7 +50,11 @@ export function createStores (db: Database) {
     webhooks: webhookStore(db),
     queuedSends: queuedSendStore(db),
     queueDrainers: queueDrainerStore(db),
-    serviceWindow: serviceWindowStore(db)
+    serviceWindow: serviceWindowStore(db),
+    suppressions: suppressionStore(db),
+    messagingLimit: messagingLimitStore(db),
+    holds: holdStore(db),
+    templateResyncs: templateResyncStore(db)
   }
 }
 

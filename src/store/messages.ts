@@ -187,7 +187,12 @@ function pendingRecord (message: PendingMessage, createdAt: Date, updatedAt: Dat
     sentAt: null,
     failedAt: null,
     createdAt,
-    updatedAt
+    updatedAt,
+    heldReason: null,
+    heldSince: null,
+    heldMs: 0,
+    pricing: null,
+    billable: null
   }
 }
 

@@ -34,6 +34,7 @@ import messageRoutes from '../routes/messages.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
 import { handleError } from './error-handler.js'
+import { applyAudienceIntake, optOutKeywords } from './audience/effects.js'
 import { emitIntakeEvents } from './events/intake-events.js'
 import { recordInboundMedia } from './media/inbound.js'
 import { methodNotAllowed, notFound } from './errors.js'
@@ -74,11 +75,13 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)
+  const keywords = optOutKeywords(config.OPT_OUT_KEYWORDS)
   // the intake's changes, the customer events they cause and the mirroring of inbound media commit together
   await app.register(inboxPlugin, {
     async onApplied (tx, applied) {
       await recordInboundMedia(tx, applied.inbound, { mirror: config.MEDIA_MIRROR === 'on' })
       await emitIntakeEvents(tx, applied)
+      await applyAudienceIntake(tx, applied, { optOutKeywords: keywords })
     }
   })
   await app.register(pacerPlugin)

@@ -60,5 +60,5 @@ export const recipientCoolingDown = (until: Date) => new AppError(422, 'recipien
 export const templateNotFound = (name: string) => new AppError(422, 'template_not_found',
   `Template ${name} is not in the WhatsApp Business Account's catalog in any language (re-synced from the upstream); nothing was sent`, { field: 'template' })
 export const templateNotApproved = (name: string, language: string, status: string) => new AppError(422, 'template_not_approved',
-  `Template ${name} in ${language} is ${status}, not APPROVED, and cannot be sent; nothing was sent`, { field: 'template' })
+  `template ${name} in ${language} is ${status}, not APPROVED, and cannot be sent; nothing was sent`, { field: 'template' })
 export const templateParameters = (message: string) => new AppError(422, 'template_parameters', message, { field: 'components' })

@@ -1,12 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MESSAGE_STATUSES } from '../../db/schema.js'
+import { HOLD_REASONS, MESSAGE_STATUSES } from '../../db/schema.js'
+
+/** The statuses M shows: the record's, and `held` for a queued send waiting for a reason (CONTRACT.md 14). */
+export const API_MESSAGE_STATUSES = [...MESSAGE_STATUSES, 'held'] as const
 import { ISO_DATE_TIME, PAGE_LIMIT, PHONE, StringEnum } from './schemas.js'
 
 /** The query of GET /api/messages.php (CONTRACT.md 7). Query values are strings: numbers and dates are patterns here, parsed in list-query.ts. */
 export const MessageQuerySchema = Type.Object({
   id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Read one message by its id (msg_…).' })),
   wamid: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Read one message by its upstream id (wamid.…).' })),
-  status: Type.Optional(StringEnum(MESSAGE_STATUSES, { description: 'List: only messages in this status.' })),
+  status: Type.Optional(StringEnum(API_MESSAGE_STATUSES, { description: 'List: only messages in this status (held: queued sends waiting for a reason).' })),
   to: Type.Optional(Type.String({ pattern: PHONE, description: 'List: only messages to this recipient.' })),
   since: Type.Optional(Type.String({ pattern: ISO_DATE_TIME, description: 'List: only messages created at or after this ISO 8601 time.' })),
   client_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'List: only messages sent with this client_reference.' })),
@@ -25,10 +28,12 @@ const messageFields = {
   to: Type.String(),
   from_phone_number_id: Type.String(),
   type: Type.String(),
-  status: StringEnum(MESSAGE_STATUSES),
+  status: StringEnum(API_MESSAGE_STATUSES),
+  held_reason: Type.Union([StringEnum(HOLD_REASONS), Type.Null()], { description: 'Why a held message waits: messaging_limit, cooldown or template_paused; null otherwise.' }),
   error: ErrorSchema,
   attempts: Type.Integer(),
   client_reference: Nullable(Type.String()),
+  pricing: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: "The upstream's pricing of the message from its status webhooks (billable, pricing_model, type, category); null until one carries it." }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' })
 }

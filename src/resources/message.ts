@@ -1,7 +1,7 @@
 import type { MessageRecord } from '../../db/schema.js'
 
 /** The record's fields the API shows (never the payload: a read does not return the message's content). */
-export type MessageFields = Pick<MessageRecord, 'id' | 'wamid' | 'recipient' | 'phoneNumberId' | 'type' | 'status' | 'errorCode' | 'errorText' | 'attempts' | 'clientReference' | 'sentAt' | 'failedAt' | 'createdAt' | 'updatedAt'>
+export type MessageFields = Pick<MessageRecord, 'id' | 'wamid' | 'recipient' | 'phoneNumberId' | 'type' | 'status' | 'errorCode' | 'errorText' | 'attempts' | 'clientReference' | 'sentAt' | 'failedAt' | 'createdAt' | 'updatedAt' | 'heldReason' | 'pricing'>
 
 interface StatusEventRow { status: string, upstreamTimestamp: Date, receivedAt: Date, errorCode: string | null, errorText: string | null }
 
@@ -15,14 +15,19 @@ export function messageView (row: MessageFields) {
     to: row.recipient,
     from_phone_number_id: row.phoneNumberId,
     type: row.type,
-    status: row.status,
+    // a queued send waiting for a reason (CONTRACT.md 14) is `held`; its reason says why
+    status: held(row) ? 'held' as const : row.status,
+    held_reason: held(row) ? row.heldReason : null,
     error: errorOf(row.errorCode, row.errorText),
     attempts: row.attempts,
     client_reference: row.clientReference,
+    pricing: row.pricing ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString()
   }
 }
+
+const held = (row: MessageFields) => row.status === 'queued' && row.heldReason !== null && row.heldReason !== undefined
 
 /** M with its whole history. */
 export function messageWithHistory (row: MessageFields, events: StatusEventRow[]) {

@@ -26,11 +26,13 @@ import templateSyncPlugin from '../plugins/template-sync.js'
 import upstreamPlugin from '../plugins/upstream.js'
 import workPlugin from '../plugins/work.js'
 import dashboardRoutes from '../routes/dashboard/index.js'
+import audienceReportRoutes from '../routes/audience-reports.js'
 import healthRoutes from '../routes/health.js'
 import messageReadRoutes from '../routes/message-reads.js'
 import mediaRoutes from '../routes/media.js'
 import metricsRoutes from '../routes/metrics.js'
 import messageRoutes from '../routes/messages.js'
+import suppressionRoutes from '../routes/suppressions.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
 import { handleError } from './error-handler.js'
@@ -109,6 +111,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     await api.register(messageRoutes)
     await api.register(messageReadRoutes)
     await api.register(mediaRoutes)
+    await api.register(suppressionRoutes)
+    await api.register(audienceReportRoutes)
   })
   await app.register(async function dashboard (dashboard) {
     await dashboard.register(formbody)

@@ -20,6 +20,7 @@ import { statusEventStore } from './store/status-events.js'
 import { suppressionStore } from './store/suppressions.js'
 import { templateResyncStore } from './store/template-resyncs.js'
 import { templateStore } from './store/templates.js'
+import { usageStore } from './store/usage.js'
 import { userStore } from './store/users.js'
 import { webhookStore } from './store/webhooks.js'
 import { workspaceStore } from './store/workspaces.js'
@@ -54,7 +55,8 @@ export function createStores (db: Database) {
     suppressions: suppressionStore(db),
     messagingLimit: messagingLimitStore(db),
     holds: holdStore(db),
-    templateResyncs: templateResyncStore(db)
+    templateResyncs: templateResyncStore(db),
+    usage: usageStore(db)
   }
 }
 

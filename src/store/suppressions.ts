@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, or, sql } from 'drizzle-orm'
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { cooldowns, suppressions, type SuppressionReason } from '../../db/schema.js'
 import { changeWith, type AlsoInTransaction } from './also.js'
@@ -53,13 +53,20 @@ export function suppressionStore (db: Database) {
       return { suppressed: row.suppressed, coolingDownUntil: row.until === null ? null : new Date(row.until) }
     },
 
-    /** Newest first, `limit` at a time after the cursor's entry (created_at, recipient). */
-    async list (workspaceId: string, options: { to?: string, limit: number, after?: { createdAt: Date, recipient: string } }): Promise<Suppression[]> {
-      const after = options.after
+    /** Newest first, `limit` at a time after the entry `afterId` (a `sup_…` id; undefined when it is not the workspace's). */
+    async list (workspaceId: string, options: { to?: string, limit: number, afterId?: string }): Promise<Suppression[] | undefined> {
+      let after: SQL | undefined
+      if (options.afterId !== undefined) {
+        // the anchor's time as text: a Date would drop the database's microseconds
+        const [anchor] = await db.select({ at: sql<string>`${suppressions.createdAt}::text`, recipient: suppressions.recipient }).from(suppressions)
+          .where(and(eq(suppressions.id, options.afterId), eq(suppressions.workspaceId, workspaceId)))
+        if (!anchor) return undefined
+        after = sql`(${suppressions.createdAt}, ${suppressions.recipient}) < (${anchor.at}::timestamptz, ${anchor.recipient})`
+      }
       return await db.select().from(suppressions).where(and(
         eq(suppressions.workspaceId, workspaceId),
         options.to === undefined ? undefined : eq(suppressions.recipient, options.to),
-        after === undefined ? undefined : or(lt(suppressions.createdAt, after.createdAt), and(eq(suppressions.createdAt, after.createdAt), lt(suppressions.recipient, after.recipient)))
+        after
       )).orderBy(desc(suppressions.createdAt), desc(suppressions.recipient)).limit(options.limit)
     },
 

@@ -4,6 +4,7 @@ import { connect, disconnect, templatesSync } from './connection.js'
 import { keysCreate, keysList, keysRevoke } from './keys.js'
 import { inboundList, messagesList } from './lists.js'
 import { migrate } from './migrate.js'
+import { suppressionsAdd, suppressionsList, suppressionsRemove } from './suppressions.js'
 import { userCreate } from './user.js'
 import { webhooksAdd, webhooksDeliveries, webhooksList, webhooksRemove, webhooksReplay } from './webhooks.js'
 import { workspaceCreate, workspacePlan } from './workspace.js'
@@ -27,5 +28,8 @@ export const commands: Record<string, Command> = {
   'webhooks remove': webhooksRemove,
   'webhooks deliveries': webhooksDeliveries,
   'webhooks replay': webhooksReplay,
-  'audit list': auditList
+  'audit list': auditList,
+  'suppressions list': suppressionsList,
+  'suppressions add': suppressionsAdd,
+  'suppressions remove': suppressionsRemove
 }

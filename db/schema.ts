@@ -93,6 +93,10 @@ export const templates = pgTable('templates', {
 ])
 
 /** Every status a log record can have, in one place: the API's `status` filter and the dashboard's list accept each (queued and sending: CONTRACT.md 9). */
+/** Why a queued send waits (CONTRACT.md 14). */
+export const HOLD_REASONS = ['messaging_limit', 'cooldown', 'template_paused'] as const
+export type HoldReason = typeof HOLD_REASONS[number]
+
 export const MESSAGE_STATUSES = ['queued', 'sending', 'pending', 'sent', 'delivered', 'read', 'failed'] as const
 export type MessageStatus = typeof MESSAGE_STATUSES[number]
 
@@ -124,7 +128,15 @@ export const messages = pgTable('messages', {
   queuedAt: timestamp('queued_at', { withTimezone: true }),
   sendingAt: timestamp('sending_at', { withTimezone: true }),
   createdAt: createdAt(),
-  updatedAt: updatedAt()
+  updatedAt: updatedAt(),
+  /** a queued send that waits for a reason (src/audience/verdict.ts): messaging_limit, cooldown or template_paused; null otherwise */
+  heldReason: text('held_reason').$type<HoldReason>(),
+  /** since when it is held; with held_ms, the time that does not count towards QUEUE_MAX_AGE_MS */
+  heldSince: timestamp('held_since', { withTimezone: true }),
+  heldMs: bigint('held_ms', { mode: 'number' }).notNull().default(0),
+  /** the status webhooks' `pricing` object (CONTRACT.md 14), and its `billable` for the usage query's index */
+  pricing: jsonb('pricing').$type<Record<string, unknown>>(),
+  billable: boolean('billable')
 }, table => [
   // each list filter has its index, ending in (created_at, id): the keyset of GET /api/messages.php
   index('messages_workspace_created').on(table.workspaceId, table.createdAt, table.id),
@@ -132,7 +144,10 @@ export const messages = pgTable('messages', {
   index('messages_workspace_recipient_created').on(table.workspaceId, table.recipient, table.createdAt, table.id),
   index('messages_workspace_client_reference_created').on(table.workspaceId, table.clientReference, table.createdAt, table.id).where(sql`client_reference is not null`),
   index('messages_pending_dispatcher').on(table.dispatcherId).where(sql`status in ('pending', 'sending')`),
-  index('messages_queued').on(table.workspaceId, table.phoneNumberId, table.createdAt).where(sql`status = 'queued'`)
+  index('messages_queued').on(table.workspaceId, table.phoneNumberId, table.createdAt).where(sql`status = 'queued'`),
+  // GET /api/usage.php: an index-only scan of the workspace's accepted sends in a period (the
+  // migration adds INCLUDE (pricing_category, billable, recipient), which drizzle cannot write)
+  index('messages_usage').on(table.workspaceId, table.createdAt).where(sql`wamid is not null`)
 ])
 /** A log record as a select returns it: the type every room shares, from the store up (src/resources builds the API's shapes from it). */
 export type MessageRecord = typeof messages.$inferSelect
@@ -387,3 +402,46 @@ export const userIdLinks = pgTable('user_id_links', {
   primaryKey({ columns: [table.workspaceId, table.oldUserId] }),
   index('user_id_links_new').on(table.workspaceId, table.newUserId)
 ])
+
+/** Recipients a workspace must not send MARKETING templates to (CONTRACT.md 14). */
+export const SUPPRESSION_REASONS = ['opt_out_131050', 'user_preferences', 'keyword', 'manual'] as const
+export type SuppressionReason = typeof SUPPRESSION_REASONS[number]
+
+export const suppressions = pgTable('suppressions', {
+  /** `sup_…`: what the audit log names, never the number */
+  id: text('id').notNull(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  recipient: text('recipient').notNull(),
+  reason: text('reason').$type<SuppressionReason>().notNull(),
+  createdAt: createdAt()
+}, table => [
+  primaryKey({ columns: [table.workspaceId, table.recipient] }),
+  uniqueIndex('suppressions_id').on(table.id),
+  index('suppressions_workspace_created').on(table.workspaceId, table.createdAt, table.recipient)
+])
+
+/** Upstream 131049 (a per-user marketing cap): MARKETING templates to the recipient wait until `until`. */
+export const cooldowns = pgTable('cooldowns', {
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  recipient: text('recipient').notNull(),
+  until: timestamp('until', { withTimezone: true }).notNull()
+}, table => [primaryKey({ columns: [table.workspaceId, table.recipient] })])
+
+/**
+ * The messaging limit's rolling count (CONTRACT.md 14): per WABA, each recipient of a template sent
+ * outside their service window, with the time of the latest such send. In the window: last_at > now - 24 h.
+ */
+export const messagingLimitRecipients = pgTable('messaging_limit_recipients', {
+  wabaId: text('waba_id').notNull(),
+  recipient: text('recipient').notNull(),
+  lastAt: timestamp('last_at', { withTimezone: true }).notNull()
+}, table => [
+  primaryKey({ columns: [table.wabaId, table.recipient] }),
+  index('messaging_limit_recipients_window').on(table.wabaId, table.lastAt)
+])
+
+/** The last catalog re-sync for an unknown template name, per WABA: at most one a minute, across processes. */
+export const templateResyncs = pgTable('template_resyncs', {
+  wabaId: text('waba_id').primaryKey(),
+  at: timestamp('at', { withTimezone: true }).notNull()
+})

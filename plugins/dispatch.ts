@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { AUDIENCE_CODES, applyRefusals } from '../src/audience/effects.js'
 import { shutdownGraceMs } from '../src/config.js'
 import { createDispatcher, type Dispatch } from '../src/dispatch/dispatcher.js'
 import { InFlight } from '../src/dispatch/in-flight.js'
@@ -50,7 +51,11 @@ export default fp(async function dispatch (app) {
     outcomes,
     inHand,
     dispatcherId,
-    limits: { maxAttempts: config.MAX_ATTEMPTS, deadlineMs: config.DISPATCH_DEADLINE_MS, throughputMps: config.THROUGHPUT_MPS }
+    limits: { maxAttempts: config.MAX_ATTEMPTS, deadlineMs: config.DISPATCH_DEADLINE_MS, throughputMps: config.THROUGHPUT_MPS },
+    // 131050 suppresses the recipient, 131049 cools them down, 132015/132016 mark the template (CONTRACT.md 14)
+    async afterFailure (record, errorCode) {
+      if (AUDIENCE_CODES.has(errorCode)) await applyRefusals(app.database.db, [{ workspaceId: record.workspaceId, recipient: record.recipient, errorCode, payload: record.payload }])
+    }
   }), app.metrics.sends))
 
   // A keep-alive connection left open would hold the server's close until its idle timeout.

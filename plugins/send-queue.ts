@@ -25,6 +25,8 @@ export default fp(async function sendQueue (app) {
     messages: app.messages,
     connections: app.connections,
     dispatch: app.dispatch,
+    decide: app.audience.decide,
+    holds: app.holds,
     worker: app.dispatcherId,
     log: app.log,
     leaseMs: config.DISPATCHER_LEASE_MS,
@@ -59,4 +61,4 @@ export default fp(async function sendQueue (app) {
   app.addHook('onReady', async function startDraining () { queue.start() })
   // after dispatch's preClose has stopped the queued sends' waits (they go back to the queue)
   app.addHook('preClose', async function stopDraining () { await queue.stop() })
-}, { name: 'send-queue', dependencies: ['db', 'dispatch'] })
+}, { name: 'send-queue', dependencies: ['db', 'dispatch', 'audience'] })

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { answerVerdict, sendOfMessage } from '../src/audience/decide.js'
 import { clientGone } from '../src/dispatch/client-gone.js'
 import { preferFieldsOverAliases } from '../src/messages/aliases.js'
 import { withFilePlaceholder } from '../src/media/one-call.js'
@@ -28,16 +29,19 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     schemaErrorFormatter: bodyValidationError,
     preValidation: preferFieldsOverAliases
   }, async function sendMessage (request, reply) {
-    const { apiKey, sender } = request
+    const { apiKey, sender, activeConnection } = request
     // a file part stands in for media_id until it is uploaded (CONTRACT.md 13)
-    const composed = await composeMessage(withFilePlaceholder(request.body, request.mediaFile?.file), name => app.templates.byName(apiKey.workspaceId, name))
+    const composed = await composeMessage(withFilePlaceholder(request.body, request.mediaFile?.file), name => app.audience.templatesNamed(activeConnection.connection, name))
     // a user id the upstream has since replaced is sent to its successor (CONTRACT.md 16)
     const message = { ...composed, recipient: await app.userIds.current(apiKey.workspaceId, composed.recipient) }
-    await app.checkServiceWindow(request.activeConnection.connection, sender.phoneNumberId, message)
+    await app.checkServiceWindow(activeConnection.connection, sender.phoneNumberId, message)
+    // the audience rules (CONTRACT.md 14): a synchronous send takes its messaging-limit slot here
+    const stage = prefersRespondAsync(request.headers.prefer) ? 'hand-over' : 'send'
+    answerVerdict(await app.audience.decide(sendOfMessage(message, apiKey.workspaceId, activeConnection, sender.phoneNumberId), stage), stage)
     const sendable = await app.mediaFiles.attach(request, reply, pendingMessage(message, apiKey, sender, request.body.client_reference))
     if (!sendable) return reply // answered from its Idempotency-Key, nothing uploaded
     const { pending, fingerprint, mediaId } = sendable
-    if (prefersRespondAsync(request.headers.prefer)) {
+    if (stage === 'hand-over') {
       const queued = await app.logSend(request, reply, pending, 'queue', fingerprint)
       if (!queued) return reply // answered from its Idempotency-Key
       return await reply.code(202).headers({ 'preference-applied': 'respond-async', location: `/api/messages.php?id=${queued.id}` })

@@ -1,5 +1,6 @@
 import formbody from '@fastify/formbody'
 import Fastify, { type FastifyInstance } from 'fastify'
+import audiencePlugin from '../plugins/audience.js'
 import authPlugin from '../plugins/auth.js'
 import bodyParsersPlugin from '../plugins/body-parsers.js'
 import connectionsPlugin from '../plugins/connections.js'
@@ -25,14 +26,17 @@ import templateSyncPlugin from '../plugins/template-sync.js'
 import upstreamPlugin from '../plugins/upstream.js'
 import workPlugin from '../plugins/work.js'
 import dashboardRoutes from '../routes/dashboard/index.js'
+import audienceReportRoutes from '../routes/audience-reports.js'
 import healthRoutes from '../routes/health.js'
 import messageReadRoutes from '../routes/message-reads.js'
 import mediaRoutes from '../routes/media.js'
 import metricsRoutes from '../routes/metrics.js'
 import messageRoutes from '../routes/messages.js'
+import suppressionRoutes from '../routes/suppressions.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
 import { handleError } from './error-handler.js'
+import { applyAudienceIntake, optOutKeywords } from './audience/effects.js'
 import { emitIntakeEvents } from './events/intake-events.js'
 import { recordInboundMedia } from './media/inbound.js'
 import { methodNotAllowed, notFound } from './errors.js'
@@ -73,15 +77,18 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)
+  const keywords = optOutKeywords(config.OPT_OUT_KEYWORDS)
   // the intake's changes, the customer events they cause and the mirroring of inbound media commit together
   await app.register(inboxPlugin, {
     async onApplied (tx, applied) {
       await recordInboundMedia(tx, applied.inbound, { mirror: config.MEDIA_MIRROR === 'on' })
       await emitIntakeEvents(tx, applied)
+      await applyAudienceIntake(tx, applied, { optOutKeywords: keywords })
     }
   })
   await app.register(pacerPlugin)
   await app.register(dispatchPlugin)
+  await app.register(audiencePlugin)
   await app.register(sendQueuePlugin)
   await app.register(serviceWindowPlugin)
   await app.register(docsPlugin)
@@ -104,6 +111,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     await api.register(messageRoutes)
     await api.register(messageReadRoutes)
     await api.register(mediaRoutes)
+    await api.register(suppressionRoutes)
+    await api.register(audienceReportRoutes)
   })
   await app.register(async function dashboard (dashboard) {
     await dashboard.register(formbody)

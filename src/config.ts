@@ -57,13 +57,21 @@ export const ConfigSchema = Type.Object({
   /** where inbound media are mirrored, content-addressed; default DATA_DIR/media (see mediaDir) */
   MEDIA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   /** on: inbound media are downloaded at receipt and served from MEDIA_DIR; off: fetched from the upstream on each download */
-  MEDIA_MIRROR: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' })
+  MEDIA_MIRROR: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  /** hold or refuse template sends past the WABA's messaging limit (CONTRACT.md 14) */
+  MESSAGING_LIMIT_CHECK: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  /** inbound texts that opt their sender out of marketing templates, comma-separated, matched trimmed and case-insensitive; empty: none */
+  OPT_OUT_KEYWORDS: Type.String({ maxLength: 2000, default: 'STOP,UNSUBSCRIBE' }),
+  /** how often every number's quality, throughput and messaging tier are read again from the upstream (0: only on webhooks) */
+  NUMBER_REFRESH_INTERVAL_MS: Int(0, 3600000)
 })
 
 export type Config = Static<typeof ConfigSchema>
 
 // Their values never appear in an error line or a log.
 const SECRET_VARIABLES = new Set(['DATABASE_URL', 'APP_SECRET', 'WEBHOOK_VERIFY_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'REDIS_URL', 'METRICS_TOKEN'])
+
+const EMPTY_MEANS_NONE = new Set(['OPT_OUT_KEYWORDS'])
 
 export class ConfigError extends Error {}
 
@@ -72,7 +80,8 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const raw: Record<string, unknown> = {}
   for (const key of Object.keys(ConfigSchema.properties)) {
     const value = env[key]
-    if (value !== undefined && value !== '') raw[key] = value
+    // an empty OPT_OUT_KEYWORDS means none, not the default
+    if (value !== undefined && (value !== '' || EMPTY_MEANS_NONE.has(key))) raw[key] = value
   }
   for (const [key, value] of Object.entries(raw)) {
     // Convert would quietly truncate "1.5" to 1: an integer variable must be written as one.

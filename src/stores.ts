@@ -6,7 +6,9 @@ import { idempotencyKeyStore } from './store/idempotency-keys.js'
 import { inboundStore } from './store/inbound.js'
 import { messageReads } from './store/message-reads.js'
 import { keptAsideStore } from './store/kept-aside.js'
+import { holdStore } from './store/holds.js'
 import { mediaStore } from './store/media.js'
+import { messagingLimitStore } from './store/messaging-limit.js'
 import { messageSearch } from './store/message-search.js'
 import { messageStore } from './store/messages.js'
 import { queueDrainerStore } from './store/queue-drainers.js'
@@ -15,8 +17,11 @@ import { readCache } from './store/read-cache.js'
 import { serviceWindowStore } from './store/service-window.js'
 import { sessionStore } from './store/sessions.js'
 import { statusEventStore } from './store/status-events.js'
+import { suppressionStore } from './store/suppressions.js'
+import { templateResyncStore } from './store/template-resyncs.js'
 import { templateStore } from './store/templates.js'
 import { userIdStore } from './store/user-ids.js'
+import { usageStore } from './store/usage.js'
 import { userStore } from './store/users.js'
 import { webhookStore } from './store/webhooks.js'
 import { workspaceStore } from './store/workspaces.js'
@@ -48,7 +53,12 @@ export function createStores (db: Database) {
     queuedSends: queuedSendStore(db),
     queueDrainers: queueDrainerStore(db),
     serviceWindow: serviceWindowStore(db),
-    userIds: userIdStore(db)
+    userIds: userIdStore(db),
+    suppressions: suppressionStore(db),
+    messagingLimit: messagingLimitStore(db),
+    holds: holdStore(db),
+    templateResyncs: templateResyncStore(db),
+    usage: usageStore(db)
   }
 }
 

@@ -21,7 +21,7 @@ if (process.env.BENCH_GATEWAY_ABLATION === 'no-writes') {
   app.messages.createPending = async message => ({
     ...message, apiKeyId: message.apiKeyId ?? null, dispatcherId: message.dispatcherId ?? null, clientReference: message.clientReference ?? null,
     status: 'pending', wamid: null, errorCode: null, errorText: null, attempts: 0, pricingCategory: null, idempotencyKey: null,
-    sentAt: null, failedAt: null, queuedAt: null, sendingAt: null, createdAt: new Date(), updatedAt: new Date()
+    sentAt: null, failedAt: null, queuedAt: null, sendingAt: null, createdAt: new Date(), updatedAt: new Date(), heldReason: null, heldSince: null, heldMs: 0, pricing: null, billable: null
   })
   app.messages.markSent = async () => {}
 }

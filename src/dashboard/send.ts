@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
+import { answerVerdict, sendOfMessage } from '../audience/decide.js'
 import { clientGone } from '../dispatch/client-gone.js'
 import { AppError, invalidRequest, noActiveConnection } from '../errors.js'
 import { composeMessage } from '../messages/compose.js'
@@ -28,10 +29,11 @@ export async function sendFromDashboard (app: FastifyInstance, request: FastifyR
     const active = await app.connections.active(workspace.id)
     if (!active || active.numbers.length === 0) throw noActiveConnection()
     const valid = validated(request, body)
-    const composed = await composeMessage(valid, name => app.templates.byName(workspace.id, name))
-    const message = { ...composed, recipient: await app.userIds.current(workspace.id, composed.recipient) }
+      const composed = await composeMessage(valid, name => app.audience.templatesNamed(active.connection, name))
+      const message = { ...composed, recipient: await app.userIds.current(workspace.id, composed.recipient) }
     const sender = senderOf(active.numbers, valid.phone_number_id)
     await app.checkServiceWindow(active.connection, sender.phoneNumberId, message)
+    answerVerdict(await app.audience.decide(sendOfMessage(message, workspace.id, active, sender.phoneNumberId), 'send'), 'send')
     record = await app.messages.createPending({ ...dashboardRecord(message, workspace, sender), dispatcherId: app.dispatcherId })
     const { wamid } = await app.dispatch(record, {
       connection: active.connection,

@@ -27,6 +27,8 @@ export interface DispatchDeps {
   /** this process in the `dispatchers` table */
   dispatcherId: string
   limits: { maxAttempts: number, deadlineMs: number, throughputMps?: number }
+  /** after a failure is written: what the upstream's refusal means beyond this message (an opt-out, a paused template) */
+  afterFailure?: (record: MessageRecord, errorCode: string) => Promise<void>
 }
 
 export interface DispatchOptions {
@@ -87,6 +89,9 @@ export function createDispatcher (deps: DispatchDeps): Dispatch {
       await deps.messages.markFailed(record.id, { errorCode: failure.errorCode, errorText: failure.errorText, attempts })
     })
     deps.log.warn({ messageId: record.id, errorCode: failure.errorCode, attempts }, 'message failed')
+    await deps.afterFailure?.(record, failure.errorCode).catch(error => {
+      deps.log.warn({ messageId: record.id, errorCode: failure.errorCode, err: (error as Error).message }, 'could not apply what the refusal means for the audience rules')
+    })
     throw withRecordId(failure.response, record.id)
   }
 

@@ -20,8 +20,11 @@ export interface NumberDrainDeps {
   log: FastifyBaseLogger
   /** records worked on at once: enough to keep the number's rate, few enough that memory stays flat however deep the queue */
   capacity: number
-  send (job: Job, record: MessageRecord | undefined): Promise<'done' | 'requeue'>
+  send (job: Job, record: MessageRecord | undefined): Promise<SendOutcome>
 }
+
+/** done: the job is finished; requeue: given back as it was; later: held, to be looked at again then. */
+export type SendOutcome = 'done' | 'requeue' | { later: Date }
 
 export interface NumberDrain {
   done: Promise<void>
@@ -51,7 +54,8 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
     const run: Promise<void> = (pairs.get(key) ?? Promise.resolve()).then(async () => {
       const outcome = await sendWaitingOutFaults(job, record)
       if (outcome === 'requeue') await jobSql.release(deps.db, [job.id], deps.worker)
-      else await complete(job.id)
+      else if (outcome === 'done') await complete(job.id)
+      else await jobSql.defer(deps.db, [job.id], deps.worker, outcome.later)
     }).catch(error => {
       // the job keeps its lease until it runs out; then it is offered again and finds its record as it is
       deps.log.error({ jobId: job.id, code: faultCode(error) }, 'queued send: could not settle its job')
@@ -68,7 +72,7 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
    * waited out here, in the recipient's line, so that nothing behind it overtakes it and nothing
    * ends because of it (CONTRACT.md 12); the dispatch waits out its own (attempts.ts).
    */
-  async function sendWaitingOutFaults (job: Job, record: MessageRecord | undefined): Promise<'done' | 'requeue'> {
+  async function sendWaitingOutFaults (job: Job, record: MessageRecord | undefined): Promise<SendOutcome> {
     for (let tries = 0; ; tries++) {
       if (stopped) return 'requeue'
       try {

@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../db/client.js'
+import { sendOfRecord, type Decide } from '../audience/decide.js'
+import { AGELESS_HOLDS, type HoldStore } from '../store/holds.js'
 import type { Dispatch } from '../dispatch/dispatcher.js'
 import { QueuedSendLeft } from '../dispatch/stop.js'
 import { faultCode } from '../faults/classify.js'
@@ -11,7 +13,7 @@ import type { MessageRecord, MessageStore } from '../store/messages.js'
 import type { QueueDrainerStore } from '../store/queue-drainers.js'
 import { QUEUED_SENDS, type QueuedSendStore } from '../store/queued-sends.js'
 import { idlePolls } from '../work/backoff.js'
-import { drainNumber, type NumberDrain } from './number-drain.js'
+import { drainNumber, type NumberDrain, type SendOutcome } from './number-drain.js'
 
 export interface QueueDeps {
   db: Database
@@ -20,6 +22,9 @@ export interface QueueDeps {
   messages: MessageStore
   connections: Pick<ConnectionStore, 'active' | 'activeNumber'>
   dispatch: Dispatch
+  /** the audience rules (CONTRACT.md 14): a queued send may be held, or refused, before it goes */
+  decide: Decide
+  holds: Pick<HoldStore, 'hold'>
   /** this process: holds drain leases and job leases, and names the records it sends (the dispatcher id) */
   worker: string
   log: FastifyBaseLogger
@@ -96,11 +101,11 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
     await jobSql.renew(deps.db, deps.worker, [...drains.values()].flatMap(drain => drain.jobIds()), deps.leaseMs)
   }
 
-  /** One record, whose job this process leased: sent now, or finished without a send when that is no longer right. */
-  async function sendOne (job: Job, record: MessageRecord | undefined): Promise<'done' | 'requeue'> {
+  /** One record, whose job this process leased: sent now, held for later, or finished without a send when that is no longer right. */
+  async function sendOne (job: Job, record: MessageRecord | undefined): Promise<SendOutcome> {
     // Taken over from a process that died, or cancelled: a record that left `queued` is never sent again.
     if (!record || record.status !== 'queued') return 'done'
-    const expiresAt = record.createdAt.getTime() + deps.maxAgeMs
+    const expiresAt = expiryOf(record, deps.maxAgeMs)
     if (Date.now() >= expiresAt) {
       await deps.messages.markFailed(record.id, { errorCode: 'expired', errorText: 'Not sent: the message expired in the queue (QUEUE_MAX_AGE_MS)', attempts: 0 })
       return 'done'
@@ -110,6 +115,18 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
     if (!active || !number) {
       await deps.messages.markFailed(record.id, { errorCode: 'no_active_connection', errorText: 'Not sent: the sending number is no longer connected', attempts: 0 })
       return 'done'
+    }
+    const verdict = await deps.decide(sendOfRecord(record, active), 'send')
+    if (verdict.go === 'refuse') {
+      const errorCode = verdict.error.code === 'recipient_opted_out' ? 'opted_out' : verdict.error.code
+      await deps.messages.markFailed(record.id, { errorCode, errorText: `Not sent: ${verdict.error.message}`, attempts: 0 })
+      return 'done'
+    }
+    if (verdict.go === 'hold') {
+      if (!await deps.holds.hold(record.id, verdict.reason)) return 'done'
+      // a hold that ages (a paused template) is looked at again by its expiry at the latest
+      const ages = !AGELESS_HOLDS.includes(verdict.reason)
+      return { later: new Date(ages ? Math.min(verdict.until.getTime(), expiresAt) : verdict.until.getTime()) }
     }
     try {
       await deps.dispatch(record, {
@@ -144,6 +161,12 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
       await Promise.all([...drains.values()].map(async drain => await drain.done))
     }
   }
+}
+
+/** When a queued send expires: QUEUE_MAX_AGE_MS after its hand-over, plus the time it spent held for a reason that does not age it. */
+export function expiryOf (record: MessageRecord, maxAgeMs: number): number {
+  const heldNow = record.heldReason !== null && AGELESS_HOLDS.includes(record.heldReason) && record.heldSince !== null ? Date.now() - record.heldSince.getTime() : 0
+  return record.createdAt.getTime() + maxAgeMs + Number(record.heldMs ?? 0) + heldNow
 }
 
 /** How many of a number's queued sends this process works on at once: about a second's worth. */

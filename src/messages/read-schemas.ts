@@ -1,13 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MESSAGE_STATUSES } from '../../db/schema.js'
+import { HOLD_REASONS, MESSAGE_STATUSES } from '../../db/schema.js'
 import { USER_ID } from '../resources/recipient.js'
 import { ISO_DATE_TIME, PHONE, StringEnum } from './schemas.js'
+
+/** The statuses M shows: the record's, and `held` for a queued send waiting for a reason (CONTRACT.md 14). */
+export const API_MESSAGE_STATUSES = [...MESSAGE_STATUSES, 'held'] as const
 
 /** The query of GET /api/messages.php (CONTRACT.md 7). Dates are patterns here, parsed in list-query.ts; `limit` is an integer (src/query-integers.ts reads it so). */
 export const MessageQuerySchema = Type.Object({
   id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Read one message by its id (msg_…).' })),
   wamid: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Read one message by its upstream id (wamid.…).' })),
-  status: Type.Optional(StringEnum(MESSAGE_STATUSES, { description: 'List: only messages in this status.' })),
+  status: Type.Optional(StringEnum(API_MESSAGE_STATUSES, { description: 'List: only messages in this status (held: queued sends waiting for a reason).' })),
   to: Type.Optional(Type.String({ pattern: PHONE, description: 'List: only messages to this phone number.' })),
   recipient_user_id: Type.Optional(Type.String({ pattern: USER_ID, description: 'List: only messages to this business-scoped user id.' })),
   since: Type.Optional(Type.String({ pattern: ISO_DATE_TIME, description: 'List: only messages created at or after this ISO 8601 time.' })),
@@ -31,10 +34,12 @@ const messageFields = {
   recipient_user_id: Nullable(Type.String({ description: 'The business-scoped user id the message was sent to; null for one sent to a phone number.' })),
   from_phone_number_id: Type.String(),
   type: Type.String(),
-  status: StringEnum(MESSAGE_STATUSES),
+  status: StringEnum(API_MESSAGE_STATUSES),
+  held_reason: Type.Union([StringEnum(HOLD_REASONS), Type.Null()], { description: 'Why a held message waits: messaging_limit, cooldown or template_paused; null otherwise.' }),
   error: ErrorSchema,
   attempts: Type.Integer(),
   client_reference: Nullable(Type.String()),
+  pricing: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: "The upstream's pricing of the message from its status webhooks (billable, pricing_model, type, category); null until one carries it." }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' })
 }

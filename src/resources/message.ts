@@ -3,7 +3,7 @@ import { recipientView } from './recipient.js'
 import { historyView, messageHistory, type HistoryFields, type UpstreamEvent } from './history.js'
 
 /** The record's fields the API shows (never the payload: a read does not return the message's content). */
-export type MessageFields = Pick<MessageRecord, 'id' | 'wamid' | 'recipient' | 'phoneNumberId' | 'type' | 'status' | 'errorCode' | 'errorText' | 'attempts' | 'clientReference'> & HistoryFields
+export type MessageFields = Pick<MessageRecord, 'id' | 'wamid' | 'recipient' | 'phoneNumberId' | 'type' | 'status' | 'errorCode' | 'errorText' | 'attempts' | 'clientReference' | 'heldReason' | 'pricing'> & HistoryFields
 
 const errorOf = (code: string | null, message: string | null) => code === null ? null : { code, message }
 
@@ -16,14 +16,19 @@ export function messageView (row: MessageFields) {
     ...recipientView(row.recipient),
     from_phone_number_id: row.phoneNumberId,
     type: row.type,
-    status: row.status,
+    // a queued send waiting for a reason (CONTRACT.md 14) is `held`; its reason says why
+    status: held(row) ? 'held' as const : row.status,
+    held_reason: held(row) ? row.heldReason : null,
     error: errorOf(row.errorCode, row.errorText),
     attempts: row.attempts,
     client_reference: row.clientReference,
+    pricing: row.pricing ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString()
   }
 }
+
+const held = (row: MessageFields) => row.status === 'queued' && row.heldReason !== null && row.heldReason !== undefined
 
 /** M with its whole history (history.ts tells it). */
 export function messageWithHistory (row: MessageFields, events: readonly UpstreamEvent[]) {

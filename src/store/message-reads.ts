@@ -20,13 +20,16 @@ const COLUMNS = {
   queuedAt: messages.queuedAt,
   sendingAt: messages.sendingAt,
   createdAt: messages.createdAt,
-  updatedAt: messages.updatedAt
+  updatedAt: messages.updatedAt,
+  heldReason: messages.heldReason,
+  pricing: messages.pricing
 }
 
 export type MessageRow = Pick<MessageRecord, keyof typeof COLUMNS>
 
 export interface MessageFilters {
-  status?: MessageStatus
+  /** `held`: queued and held for a reason (CONTRACT.md 14); `queued`: queued and not held */
+  status?: MessageStatus | 'held'
   to?: string
   /** the record's `recipient` holds a user id as it holds a phone number (src/resources/recipient.ts) */
   recipientUserId?: string
@@ -53,7 +56,9 @@ export function messageReads (db: Database) {
      */
     async page (workspaceId: string, filters: MessageFilters): Promise<{ rows: MessageRow[], more: boolean } | undefined> {
       const conditions: SQL[] = [eq(messages.workspaceId, workspaceId)]
-      if (filters.status) conditions.push(eq(messages.status, filters.status))
+      if (filters.status === 'held') conditions.push(sql`${messages.status} = 'queued' and ${messages.heldReason} is not null`)
+      else if (filters.status === 'queued') conditions.push(sql`${messages.status} = 'queued' and ${messages.heldReason} is null`)
+      else if (filters.status) conditions.push(eq(messages.status, filters.status))
       if (filters.to) conditions.push(eq(messages.recipient, filters.to))
       if (filters.recipientUserId) conditions.push(eq(messages.recipient, filters.recipientUserId))
       if (filters.since) conditions.push(gte(messages.createdAt, filters.since))

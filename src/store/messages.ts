@@ -190,7 +190,12 @@ function pendingRecord (message: PendingMessage, createdAt: Date, updatedAt: Dat
     queuedAt: null,
     sendingAt: null,
     createdAt,
-    updatedAt
+    updatedAt,
+    heldReason: null,
+    heldSince: null,
+    heldMs: 0,
+    pricing: null,
+    billable: null
   }
 }
 

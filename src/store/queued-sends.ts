@@ -6,6 +6,7 @@ import { insertWithKeys, type KeyToTake, type PendingMessage } from './keyed-ins
 import { messageEvent } from '../resources/message.js'
 import { emitEvents, outboxCommitted } from './outbox.js'
 import { createBatcher } from './batcher.js'
+import { HELD_TIME_SO_FAR_SQL } from './holds.js'
 
 /** The job queue of queued sends: one job per record, grouped by sending number, the record's id as payload. */
 export const QUEUED_SENDS = 'queued-sends'
@@ -33,7 +34,8 @@ export function queuedSendStore (db: Database) {
 
   // Taken when its slot is granted, just before the upstream call: a record still waiting is `queued`, so a crash re-sends only what never left.
   const markSending = createBatcher(async (batch: Array<{ id: string, dispatcherId: string }>) => {
-    const rows = await db.update(messages).set({ status: 'sending', dispatcherId: batch[0].dispatcherId, sendingAt: sql`now()`, updatedAt: new Date() })
+      // a hold ends here: its time is kept (held_ms) and its reason cleared
+      const rows = await db.update(messages).set({ status: 'sending', dispatcherId: batch[0].dispatcherId, sendingAt: sql`now()`, updatedAt: new Date(), heldMs: sql.raw(`held_ms + ${HELD_TIME_SO_FAR_SQL}`), heldReason: null, heldSince: null })
       .where(and(inArray(messages.id, batch.map(item => item.id)), eq(messages.status, 'queued')))
       .returning({ id: messages.id })
     const taken = new Set(rows.map(row => row.id))

@@ -86,7 +86,7 @@ export async function recordStatuses (tx: Executor, events: StatusEvent[], optio
         i.wamid, i.status, i.ts, i.error_code, i.error_text, i.pricing, i.payload
       from input i order by i.wamid, i.status, i.ts
       on conflict do nothing
-      returning message_id, wamid, status, upstream_timestamp, error_code, error_text, pricing_category
+      returning message_id, wamid, status, upstream_timestamp, error_code, error_text, pricing_category, payload -> 'pricing' as pricing
     ), best as (
       select k.message_id,
         max(case k.status when 'sent' then 1 when 'delivered' then 2 when 'read' then 3 else 0 end) as rank,
@@ -94,7 +94,8 @@ export async function recordStatuses (tx: Executor, events: StatusEvent[], optio
         (array_agg(k.error_code order by k.upstream_timestamp desc) filter (where k.status = 'failed'))[1] as fail_code,
         (array_agg(k.error_text order by k.upstream_timestamp desc) filter (where k.status = 'failed'))[1] as fail_text,
         min(k.wamid) as wamid, max(k.upstream_timestamp) as at,
-        (array_agg(k.pricing_category) filter (where k.pricing_category is not null))[1] as pricing
+        (array_agg(k.pricing_category) filter (where k.pricing_category is not null))[1] as pricing,
+        (array_agg(k.pricing) filter (where jsonb_typeof(k.pricing) = 'object'))[1] as pricing_object
       from kept k where k.message_id is not null group by k.message_id
     ), decided as (
       select b.*, m.status as old_status, case
@@ -113,6 +114,9 @@ export async function recordStatuses (tx: Executor, events: StatusEvent[], optio
         error_text = case when d.new_status = 'failed' then d.fail_text when d.new_status is not null then null else m.error_text end,
         wamid = coalesce(m.wamid, d.wamid),
         pricing_category = coalesce(m.pricing_category, d.pricing),
+        -- the whole pricing object is kept (CONTRACT.md 14), its billable beside it for the usage index
+        pricing = coalesce(m.pricing, d.pricing_object),
+        billable = coalesce(m.billable, case d.pricing_object -> 'billable' when 'true'::jsonb then true when 'false'::jsonb then false end),
         updated_at = case when d.new_status is not null then now() else m.updated_at end
       from decided d where m.id = d.message_id
       returning m.id, m.workspace_id, m.wamid, m.status, m.error_code, d.old_status, d.new_status, d.at

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import type { AudienceEvent } from '../audience/effects.js'
 import { insertInbound, routeNumbers, type StoredInbound } from '../store/inbound.js'
 import { keepAside, type KeptAside } from '../store/kept-aside.js'
 import { recordStatuses, type StatusChange } from '../store/status-events.js'
@@ -14,6 +15,8 @@ export interface AppliedChanges {
   statusChanges: StatusChange[]
   inbound: StoredInbound[]
   templates: TemplateChange[]
+  /** opt-out preferences and tiers, applied by the audience rules (src/audience/effects.ts) in onApplied */
+  audience: AudienceEvent[]
 }
 
 export interface ApplyOptions {
@@ -30,7 +33,7 @@ export interface ApplySummary { statuses: number, repeats: number, orphans: numb
  * each event is applied alone in its own: the one that fails is kept aside, the others apply.
  */
 export async function applyParts (tx: Transaction, parts: DeliveryParts, options: ApplyOptions): Promise<{ applied: AppliedChanges, summary: ApplySummary }> {
-  const applied: AppliedChanges = { statusChanges: [], inbound: [], templates: [] }
+  const applied: AppliedChanges = { statusChanges: [], inbound: [], templates: [], audience: parts.audience }
   const summary: ApplySummary = { statuses: 0, repeats: 0, orphans: 0, inbound: 0, templates: 0, keptAside: 0 }
   try {
     await tx.transaction(async savepoint => await applyAll(savepoint, parts, { applied, summary, aside: parts.keptAside, lockRecords: options.lockRecords }))

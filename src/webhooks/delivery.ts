@@ -1,3 +1,5 @@
+import { tierOfWebhookValue } from '../audience/tiers.js'
+import type { AudienceEvent } from '../audience/effects.js'
 import type { KeptAside } from '../store/kept-aside.js'
 import type { StatusEvent } from '../store/status-events.js'
 import type { InboundEvent } from '../store/inbound.js'
@@ -13,11 +15,13 @@ export interface DeliveryParts {
   inbound: FromJob<InboundEvent>[]
   templates: FromJob<TemplateEvent>[]
   keptAside: KeptAside[]
+  /** opt-out preferences and messaging-limit tiers (CONTRACT.md 14) */
+  audience: AudienceEvent[]
   /** WABAs whose numbers may have changed quality, throughput or tier */
   refreshWabas: Set<string>
 }
 
-export const emptyParts = (): DeliveryParts => ({ statuses: [], inbound: [], templates: [], keptAside: [], refreshWabas: new Set() })
+export const emptyParts = (): DeliveryParts => ({ statuses: [], inbound: [], templates: [], keptAside: [], audience: [], refreshWabas: new Set() })
 
 // Events that name no status of their own map to the status the template is left in.
 const TEMPLATE_STATUS_OF_EVENT: Record<string, string> = { REINSTATED: 'APPROVED', UNARCHIVED: 'APPROVED', FLAGGED: 'APPROVED' }
@@ -50,7 +54,12 @@ export function readDelivery (parts: DeliveryParts, jobId: number, raw: Buffer, 
         case 'template_category_update':
         case 'message_template_quality_update': readTemplate(parts, jobId, aside, wabaId, change.field, change.value as TemplateValue); break
         case 'phone_number_quality_update':
-        case 'business_capability_update': if (wabaId) parts.refreshWabas.add(wabaId); break
+        case 'business_capability_update':
+          if (!wabaId) break
+          parts.refreshWabas.add(wabaId)
+          readTier(parts, wabaId, change.value)
+          break
+        case 'user_preferences': readPreferences(parts, aside, change.value); break
       }
     }
   }
@@ -133,7 +142,8 @@ function readTemplate (parts: DeliveryParts, jobId: number, aside: Aside, wabaId
   if (field === 'message_template_status_update') {
     const event = shortString(value.event, 64)
     if (!event) return poison('invalid_event', 'event')
-    change.status = TEMPLATE_STATUS_OF_EVENT[event] ?? event
+    // an unpause comes as an event with other_info.title UNPAUSE: the template is approved again
+    change.status = value.other_info?.title === 'UNPAUSE' ? 'APPROVED' : TEMPLATE_STATUS_OF_EVENT[event] ?? event
   } else if (field === 'template_category_update') {
     change.category = shortString(value.new_category, 64)
     if (!change.category) return poison('invalid_category', 'new_category')
@@ -142,6 +152,23 @@ function readTemplate (parts: DeliveryParts, jobId: number, aside: Aside, wabaId
     if (!change.quality) return poison('invalid_quality', 'new_quality_score')
   }
   parts.templates.push({ jobId, wabaId, templateId, name, language, change })
+}
+
+/** A tier change: `max_daily_conversations_per_business` (a tier name or a number, -1 unlimited), formerly `current_limit`. */
+function readTier (parts: DeliveryParts, wabaId: string, value: Record<string, unknown>): void {
+  const tier = tierOfWebhookValue(value.max_daily_conversations_per_business ?? value.current_limit)
+  if (tier) parts.audience.push({ kind: 'tier', wabaId, tier })
+}
+
+/** `user_preferences`: a user stopped or resumed marketing messages. */
+function readPreferences (parts: DeliveryParts, aside: Aside, value: Record<string, unknown>): void {
+  const phoneNumberId = idString((value.metadata as { phone_number_id?: unknown } | undefined)?.phone_number_id)
+  if (!phoneNumberId) return aside({ kind: 'rejected', reason: 'missing_phone_number_id', field: 'metadata.phone_number_id', event: value })
+  for (const preference of arrayOf<{ wa_id?: unknown, category?: unknown, value?: unknown }>(value.user_preferences)) {
+    const recipient = shortString(preference.wa_id, 64)
+    if (!recipient || preference.category !== 'marketing_messages' || (preference.value !== 'stop' && preference.value !== 'resume')) continue
+    parts.audience.push({ kind: 'preference', phoneNumberId, recipient: recipient.replace(/^\+/, ''), value: preference.value })
+  }
 }
 
 /** The upstream's error codes, comma-separated, for a log line or a record (never their texts). */

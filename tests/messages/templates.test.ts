@@ -31,9 +31,9 @@ describe('POST /api/messages.php: template language', () => {
     expect(body.error).toMatch(/pt_BR/)
   })
 
-  it('omitted, for a template not synced: 422 on language', async () => {
-    const body = expectEnvelope(await template({ template: 'never_synced' }), 422, 'invalid_request')
-    expect(body.field).toBe('language')
+  it('unknown in every language, even after a re-sync: 422 template_not_found (CONTRACT.md 14)', async () => {
+    const body = expectEnvelope(await template({ template: 'never_synced' }), 422, 'template_not_found')
+    expect(body.field).toBe('template')
     expect(gateway.emulator.sentMessages.some(sent => (sent.payload.template as { name?: string } | undefined)?.name === 'never_synced')).toBe(false)
   })
 
@@ -57,7 +57,7 @@ describe('POST /api/messages.php: template language', () => {
     const before = gateway.emulator.requests.length
     for (const [name, status] of [['promo_rejected', 'REJECTED'], ['appointment_reminder', 'PENDING']]) {
       for (const fields of [{ template: name }, { template: name, language: 'en_US' }]) {
-        const body = expectEnvelope(await template(fields), 422, 'invalid_request')
+        const body = expectEnvelope(await template(fields), 422, 'template_not_approved')
         expect(body.field).toBe('template')
         expect(body.error).toContain(status)
       }
@@ -73,7 +73,7 @@ describe('POST /api/messages.php: template language', () => {
 
   it('follows the synced status: a template paused later is refused once synced so', async () => {
     await templateStatus('PAUSED')
-    const body = expectEnvelope(await template({ template: 'hello_world' }), 422, 'invalid_request')
+    const body = expectEnvelope(await template({ template: 'hello_world' }), 422, 'template_not_approved')
     expect(body.error).toContain('PAUSED')
     await templateStatus('APPROVED')
     expect((await template({ template: 'hello_world' })).statusCode).toBe(200)
@@ -85,7 +85,7 @@ describe('POST /api/messages.php: template language', () => {
     const { connectWorkspace } = await import('../../src/connections/connect.js')
     gateway.emulator.addAccount({ wabaId: '400000000000001', accessToken: 'tok-4', phoneNumbers: [{ id: '400000000000002', displayPhoneNumber: '+1 555 000 0004', verifiedName: 'Four' }], templates: [] })
     await connectWorkspace(gateway.app.connectDeps, { workspaceId: other.id, wabaId: '400000000000001', accessToken: 'tok-4' })
-    const body = expectEnvelope(await send(gateway, { to: RECIPIENT, type: 'template', template: 'hello_world' }, { authorization: `Bearer ${secret}` }), 422, 'invalid_request')
-    expect(body.field).toBe('language')
+    const body = expectEnvelope(await send(gateway, { to: RECIPIENT, type: 'template', template: 'hello_world' }, { authorization: `Bearer ${secret}` }), 422, 'template_not_found')
+    expect(body.field).toBe('template')
   })
 })

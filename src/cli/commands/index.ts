@@ -23,5 +23,8 @@ export const commands: Record<string, CommandEntry> = {
   'webhooks remove': async () => (await import('./webhooks.js')).webhooksRemove,
   'webhooks deliveries': async () => (await import('./webhooks.js')).webhooksDeliveries,
   'webhooks replay': async () => (await import('./webhooks.js')).webhooksReplay,
-  'audit list': async () => (await import('./audit.js')).auditList
+  'audit list': async () => (await import('./audit.js')).auditList,
+  'suppressions list': async () => (await import('./suppressions.js')).suppressionsList,
+  'suppressions add': async () => (await import('./suppressions.js')).suppressionsAdd,
+  'suppressions remove': async () => (await import('./suppressions.js')).suppressionsRemove
 }

@@ -174,6 +174,10 @@ export interface Emulator {
   /** the next `times` media downloads answer 500 */
   failMediaDownloads (times: number): void
   sendTemplateStatusUpdate (update: TemplateStatusUpdate): Promise<DeliveryStatus>
+  /** sets the tier of every number of the WABA and sends a phone_number_quality_update */
+  sendMessagingLimitUpdate (update: { wabaId: string, tier: string }): Promise<DeliveryStatus>
+  /** a user_preferences webhook: the user stopped or resumed marketing messages */
+  sendUserPreference (update: { phoneNumberId: string, waId: string, value: 'stop' | 'resume' }): Promise<DeliveryStatus>
   sendWebhook (wabaId: string, body: unknown, options?: SendWebhookOptions): Promise<DeliveryStatus>
   callbackFor (wabaId: string): string | undefined
   idle (): Promise<void>

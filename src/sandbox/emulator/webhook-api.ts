@@ -52,3 +52,30 @@ export async function sendWebhook (context: EmulatorContext, wabaId: string, bod
   if (!callback) throw new Error(`no webhook callback registered for WABA ${wabaId} (POST /${wabaId}/subscribed_apps with override_callback_uri first)`)
   return await context.webhooks.post(callback, body, options)
 }
+
+/** A messaging-limit change for the whole WABA: its numbers report the tier, and a phone_number_quality_update says so (upstream-facts.md 4.8). */
+export async function sendMessagingLimitUpdate (context: EmulatorContext, update: { wabaId: string, tier: string }): Promise<DeliveryStatus> {
+  const waba = context.accounts.waba(update.wabaId)
+  const old = waba.account.phoneNumbers[0]?.messagingLimitTier ?? 'TIER_2K'
+  for (const number of waba.account.phoneNumbers) number.messagingLimitTier = update.tier
+  const value = { display_phone_number: digitsOf(waba.account.phoneNumbers[0]?.displayPhoneNumber ?? ''), event: 'UPGRADE', old_limit: old, max_daily_conversations_per_business: update.tier }
+  return await sendWebhook(context, update.wabaId, envelope(update.wabaId, 'phone_number_quality_update', value, Math.floor(Date.now() / 1000)))
+}
+
+/** A user stopped or resumed marketing messages (`user_preferences`, upstream-facts.md 4.9). */
+export async function sendUserPreference (context: EmulatorContext, update: { phoneNumberId: string, waId: string, value: 'stop' | 'resume' }): Promise<DeliveryStatus> {
+  const { waba, number } = context.accounts.number(update.phoneNumberId)
+  const value = {
+    messaging_product: 'whatsapp',
+    metadata: { display_phone_number: digitsOf(number.displayPhoneNumber), phone_number_id: number.id },
+    contacts: [{ wa_id: digitsOf(update.waId), profile: { name: 'Emulated Customer' } }],
+    user_preferences: [{
+      wa_id: digitsOf(update.waId),
+      detail: update.value === 'stop' ? 'User requested to stop marketing messages' : 'User requested to resume marketing messages',
+      category: 'marketing_messages',
+      value: update.value,
+      timestamp: Math.floor(Date.now() / 1000)
+    }]
+  }
+  return await sendWebhook(context, waba.account.wabaId, envelope(waba.account.wabaId, 'user_preferences', value, Math.floor(Date.now() / 1000)))
+}

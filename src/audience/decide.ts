@@ -1,0 +1,118 @@
+import type { HoldReason } from '../../db/schema.js'
+import { messagingLimitReached, recipientCoolingDown, recipientOptedOut, templateNotApproved, type AppError } from '../errors.js'
+import type { ComposedMessage } from '../messages/compose.js'
+import type { ActiveConnection } from '../store/connections.js'
+import type { MessageRecord } from '../store/messages.js'
+import { DAY_MS, type MessagingLimitStore } from '../store/messaging-limit.js'
+import type { ServiceWindowStore } from '../store/service-window.js'
+import type { SuppressionStore } from '../store/suppressions.js'
+import type { TemplateStore } from '../store/templates.js'
+import { limitOfNumbers } from './tiers.js'
+
+/**
+ * "May this message go now?" (CONTRACT.md 14), one answer for every path that sends:
+ * - send: go ahead (at the `send` stage a messaging-limit slot has been taken for it);
+ * - hold: not now; a queued send waits with `reason` until `until` (or the event that clears it),
+ *   a synchronous send answers `error` instead;
+ * - refuse: never; answer `error` (a queued send ends failed with its code).
+ */
+export type Verdict =
+  | { go: 'send' }
+  | { go: 'hold', reason: HoldReason, until: Date, error: AppError }
+  | { go: 'refuse', error: AppError }
+
+/** The message to judge, as a request or a stored record has it. */
+export interface SendToDecide {
+  workspaceId: string
+  /** the sending number's connection: the WABA whose messaging limit it spends, its numbers' tiers */
+  active: ActiveConnection
+  phoneNumberId: string
+  recipient: string
+  type: string
+  /** type template: the name and language code it goes with */
+  template?: { name: string, language: string }
+}
+
+/**
+ * `hand-over`: a queued send being accepted (202): only what refuses it is decided, no slot is
+ * taken, a hold is the record's first state. `send`: it is about to go upstream now.
+ */
+export type Stage = 'hand-over' | 'send'
+
+export interface DecideDeps {
+  templates: Pick<TemplateStore, 'byName'>
+  suppressions: Pick<SuppressionStore, 'blocked'>
+  messagingLimit: Pick<MessagingLimitStore, 'take'>
+  serviceWindow: Pick<ServiceWindowStore, 'wroteSince'>
+  /** MESSAGING_LIMIT_CHECK */
+  messagingLimitCheck: boolean
+}
+
+export type Decide = (send: SendToDecide, stage: Stage) => Promise<Verdict>
+
+// A paused template is looked at again this often, besides being released when it is approved.
+export const TEMPLATE_PAUSED_RECHECK_MS = 60_000
+const GO: Verdict = { go: 'send' }
+
+export function createDecide (deps: DecideDeps): Decide {
+  return async function decide (send, stage) {
+    // free-form messages go inside a service window only (the upstream and CONTRACT.md 11 see to
+    // that): no messaging limit, and opt-outs concern marketing templates alone
+    if (send.type !== 'template' || !send.template) return GO
+    const { name, language } = send.template
+    const synced = (await deps.templates.byName(send.workspaceId, name)).find(template => template.language === language)
+    if (synced && synced.status !== 'APPROVED') {
+      const error = templateNotApproved(name, language, synced.status)
+      if (synced.status !== 'PAUSED') return { go: 'refuse', error }
+      return { go: 'hold', reason: 'template_paused', until: new Date(Date.now() + TEMPLATE_PAUSED_RECHECK_MS), error }
+    }
+    if (synced?.category?.toUpperCase() === 'MARKETING') {
+      const blocked = await deps.suppressions.blocked(send.workspaceId, send.recipient)
+      if (blocked.suppressed) return { go: 'refuse', error: recipientOptedOut() }
+      if (blocked.coolingDownUntil) return { go: 'hold', reason: 'cooldown', until: blocked.coolingDownUntil, error: recipientCoolingDown(blocked.coolingDownUntil) }
+    }
+    if (stage === 'hand-over' || !deps.messagingLimitCheck) return GO
+    return await takeSlot(send)
+  }
+
+  /** Counts the recipient against the WABA's limit unless they wrote in the last 24 h (a reply in their window is free). */
+  async function takeSlot (send: SendToDecide): Promise<Verdict> {
+    if (await deps.serviceWindow.wroteSince(send.workspaceId, send.phoneNumberId, send.recipient, new Date(Date.now() - DAY_MS))) return GO
+    const limit = limitOfNumbers(send.active.numbers.map(number => number.messagingLimitTier))
+    const slot = await deps.messagingLimit.take(send.active.connection.wabaId, send.recipient, limit)
+    if (slot.taken) return GO
+    const retryAfter = Math.max(1, Math.ceil((slot.nextSlotAt.getTime() - Date.now()) / 1000))
+    return { go: 'hold', reason: 'messaging_limit', until: slot.nextSlotAt, error: messagingLimitReached(limit ?? 0, retryAfter) }
+  }
+}
+
+/** The message a stored record carries, to judge before it is dispatched (the queue's drain, a campaign's). */
+export function sendOfRecord (record: MessageRecord, active: ActiveConnection): SendToDecide {
+  const template = (record.payload as { template?: { name?: unknown, language?: { code?: unknown } } }).template
+  return {
+    workspaceId: record.workspaceId,
+    active,
+    phoneNumberId: record.phoneNumberId,
+    recipient: record.recipient,
+    type: record.type,
+    ...(typeof template?.name === 'string' && typeof template.language?.code === 'string' && { template: { name: template.name, language: template.language.code } })
+  }
+}
+
+/** A message composed from a request, to judge before its log record is written. */
+export function sendOfMessage (message: ComposedMessage, workspaceId: string, active: ActiveConnection, phoneNumberId: string): SendToDecide {
+  const language = (message.content.language as { code?: unknown } | undefined)?.code
+  return {
+    workspaceId,
+    active,
+    phoneNumberId,
+    recipient: message.recipient,
+    type: message.type,
+    ...(message.type === 'template' && typeof language === 'string' && { template: { name: String(message.content.name), language } })
+  }
+}
+
+/** What a request does with a verdict: a refusal is its answer; a hold too, unless the send is queued (it is accepted, then held). */
+export function answerVerdict (verdict: Verdict, stage: Stage): void {
+  if (verdict.go === 'refuse' || (verdict.go === 'hold' && stage === 'send')) throw verdict.error
+}

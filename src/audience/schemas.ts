@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox'
+import { SUPPRESSION_REASONS } from '../../db/schema.js'
+import { ISO_DATE_TIME, PAGE_LIMIT, PHONE, StringEnum } from '../messages/schemas.js'
+
+const Nullable = <T extends ReturnType<typeof Type.String | typeof Type.Integer>>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const SuppressionSchema = Type.Object({
+  to: Type.String(),
+  reason: StringEnum(SUPPRESSION_REASONS),
+  created_at: Type.String({ format: 'date-time' })
+})
+
+export const SuppressionQuerySchema = Type.Object({
+  to: Type.Optional(Type.String({ pattern: PHONE, description: 'Only this recipient (GET), or the recipient to remove (DELETE).' })),
+  limit: Type.Optional(Type.String({ pattern: PAGE_LIMIT, description: 'Page size, 1–100 (default 50).' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The next_cursor of the previous page.' }))
+})
+
+export const SuppressionListSchema = Type.Object({
+  ok: Type.Literal(true),
+  suppressions: Type.Array(SuppressionSchema),
+  next_cursor: Nullable(Type.String())
+})
+
+export const SuppressionBodySchema = Type.Object({ to: Type.String({ pattern: PHONE }) })
+export const SuppressionAddedSchema = Type.Object({ ok: Type.Literal(true), suppression: SuppressionSchema })
+export const OkSchema = Type.Object({ ok: Type.Literal(true) })
+
+export const LimitsSchema = Type.Object({
+  ok: Type.Literal(true),
+  phone_numbers: Type.Array(Type.Object({
+    phone_number_id: Type.String(),
+    display_phone_number: Type.String(),
+    quality_rating: Nullable(Type.String()),
+    throughput_mps: Type.Integer(),
+    messaging_limit: Type.Object({
+      tier: Nullable(Type.String()),
+      limit: Nullable(Type.Integer({ description: 'null: unlimited' })),
+      used_24h: Type.Integer(),
+      available: Nullable(Type.Integer({ description: 'null: unlimited' })),
+      next_slot_at: Nullable(Type.String({ format: 'date-time', description: 'When the oldest counted recipient leaves the rolling 24 h; null when none is counted.' }))
+    })
+  }))
+})
+
+export const USAGE_GROUPS = ['day', 'category', 'country'] as const
+
+export const UsageQuerySchema = Type.Object({
+  since: Type.Optional(Type.String({ pattern: ISO_DATE_TIME, description: 'ISO date or time, included; default 30 days ago.' })),
+  until: Type.Optional(Type.String({ pattern: ISO_DATE_TIME, description: 'ISO date or time, excluded; default now.' })),
+  group: Type.Optional(StringEnum(USAGE_GROUPS, { description: 'day (YYYY-MM-DD, UTC), category (pricing category) or country (from the calling code); default day.' }))
+})
+
+export const UsageSchema = Type.Object({
+  ok: Type.Literal(true),
+  rows: Type.Array(Type.Object({
+    day: Type.Optional(Type.String()),
+    category: Type.Optional(Type.String()),
+    country: Type.Optional(Type.String()),
+    billable: Type.Integer(),
+    free: Type.Integer(),
+    messages: Type.Integer()
+  }))
+})

@@ -1,0 +1,48 @@
+import { sql } from 'drizzle-orm'
+import { rowsOf, type Database } from '../../db/client.js'
+import type { HoldReason } from '../../db/schema.js'
+import type { Executor } from './jobs.js'
+
+/**
+ * Reasons whose waiting does not count towards QUEUE_MAX_AGE_MS (CONTRACT.md 14: a send held by the
+ * messaging limit does not age; a cooldown is 24 h, longer than the default age). A paused template's
+ * sends age as any queued send: they expire if it is not approved again in time.
+ */
+export const AGELESS_HOLDS: readonly HoldReason[] = ['messaging_limit', 'cooldown']
+const AGELESS = `(${AGELESS_HOLDS.map(reason => `'${reason}'`).join(', ')})`
+
+/** The held time to add to held_ms when a hold ends or changes (SQL over the `messages` row being updated). */
+export const HELD_TIME_SO_FAR_SQL = `(case when held_reason in ${AGELESS} and held_since is not null
+  then (extract(epoch from now() - held_since) * 1000)::bigint else 0 end)`
+const HELD_TIME_SO_FAR = sql.raw(HELD_TIME_SO_FAR_SQL)
+
+/**
+ * Held queued sends: a record stays `queued` with a `held_reason` (the API shows it as `held`),
+ * its job waits until the reason may have cleared (src/messages/queue.ts).
+ */
+export function holdStore (db: Database) {
+  return {
+    /** The record waits for `reason`; false when it is no longer queued. */
+    async hold (id: string, reason: HoldReason): Promise<boolean> {
+      const result = await db.execute(sql`update messages set held_ms = held_ms + ${HELD_TIME_SO_FAR}, held_since = now(), held_reason = ${reason}, updated_at = now()
+        where id = ${id} and status = 'queued' returning id`)
+      return rowsOf(result).length > 0
+    }
+  }
+}
+
+/**
+ * A template approved again: the queued sends it held are looked at now rather than at their next
+ * re-check. Inside the caller's transaction (the webhook intake's).
+ */
+export async function releaseTemplateHolds (tx: Executor, queue: string, workspaceId: string, name: string, language: string): Promise<number> {
+  const result = await tx.execute(sql`update jobs set run_at = now()
+    where queue = ${queue} and status = 'ready' and run_at > now() and payload = any(array(
+      select convert_to(m.id, 'UTF8') from messages m
+      where m.workspace_id = ${workspaceId} and m.status = 'queued' and m.held_reason = 'template_paused'
+        and m.payload #>> '{template,name}' = ${name} and replace(m.payload #>> '{template,language,code}', '-', '_') = replace(${language}, '-', '_')))
+    returning id`)
+  return rowsOf(result).length
+}
+
+export type HoldStore = ReturnType<typeof holdStore>

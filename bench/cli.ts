@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -13,13 +14,16 @@ import { machineDetails } from './lib.js'
 // (default 5) in turns with `node -e 0` measured in the same run: median wall time, median CPU time
 // (user + system), peak RSS, and the ratios to `node -e 0`. On the embedded default (a DATA_DIR made
 // by the first command) and, with BENCH_DATABASE_URL or TEST_DATABASE_URL, on PostgreSQL (a fresh
-// database, dropped after). BENCH_CLI_PROFILE=1 adds where one `keys list` spends its CPU
+// database, dropped after), then `npm run sandbox`'s first and later starts. BENCH_CLI_BEFORE=<dir of
+// another checkout> adds its `keys list` beside today's. BENCH_CLI_PROFILE=1 adds where one `keys list` spends its CPU
 // (node --cpu-prof, self time by package or part of node).
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const bin = join(root, 'src/cli/bin.js')
 const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 5)
 const TIME = '/usr/bin/time'
+// an older checkout (its node_modules installed or linked) whose `keys list` runs beside today's
+const before = process.env.BENCH_CLI_BEFORE
 
 interface Sample { wallMs: number, cpuMs: number, rssKiB: number }
 
@@ -88,6 +92,11 @@ export async function benchCli (): Promise<string> {
         rows.push(row)
         plans.push({ row, argv: [bin, ...args], env })
       }
+      if (before) {
+        const row = { backend, command: `keys list, ${before} (before)`, samples: [] }
+        rows.push(row)
+        plans.push({ row, argv: [join(before, 'src/cli/bin.js'), ...commandsOf(workspace)[0][1]], env })
+      }
     }
     // in turns, so that the machine's load falls on every command alike
     for (let run = 0; run < RUNS; run++) {
@@ -110,15 +119,49 @@ export async function benchCli (): Promise<string> {
       line(baseline),
       ...rows.map(line)
     ].join('\n')
-    if (process.env.BENCH_CLI_PROFILE !== '1') return table
+    const sandbox = await sandboxStarts(join(scratch, 'sandbox'))
+    if (process.env.BENCH_CLI_PROFILE !== '1') return [table, sandbox].join('\n\n')
     const profiles = []
     for (const [, env] of backends) profiles.push(profile(env, await workspaceOf(env)))
-    return [table, ...profiles].join('\n\n')
+    return [table, sandbox, ...profiles].join('\n\n')
   } finally {
     await admin?.unsafe(`drop database if exists ${name} with (force)`).catch(() => {})
     await admin?.end()
     rmSync(scratch, { recursive: true, force: true })
   }
+}
+
+/** `npm run sandbox` started BENCH_CLI_RUNS times on one DATA_DIR: ms until its banner and the RSS then, the first start apart. */
+async function sandboxStarts (dataDir: string): Promise<string> {
+  const starts: { ms: number, rssMiB: number }[] = []
+  for (let run = 0; run <= RUNS; run++) {
+    const port = await new Promise<number>(resolve => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number }
+        server.close(() => resolve(port))
+      })
+    })
+    const started = performance.now()
+    const child = spawn(process.execPath, ['src/launch.mjs', 'sandbox'], { cwd: root, env: envOf({ DATA_DIR: dataDir, PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', chunk => { output += chunk })
+    child.stderr.on('data', chunk => { output += chunk })
+    while (!output.includes('See the log:')) {
+      if (child.exitCode !== null) throw new Error(`the sandbox did not start:\n${output}`)
+      await new Promise(resolve => setTimeout(resolve, 10))
+    }
+    const ms = performance.now() - started
+    const rssMiB = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
+    starts.push({ ms, rssMiB })
+    const exited = new Promise(resolve => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    await exited
+  }
+  const [first, ...again] = starts
+  return [`\`npm run sandbox\` on one DATA_DIR: the first start (a new database, workspace, key and user), then the median of ${again.length} more (all reused)`, '',
+    '| start | ms until the banner | peak RSS MiB then |', '|---|---|---|',
+    `| first | ${first.ms.toFixed(0)} | ${first.rssMiB.toFixed(0)} |`,
+    `| again (median) | ${median(again.map(start => start.ms)).toFixed(0)} | ${median(again.map(start => start.rssMiB)).toFixed(0)} |`].join('\n')
 }
 
 /** Self time of one `keys list` under node --cpu-prof, by package (node_modules), part of node, or the bundle. */
@@ -141,7 +184,7 @@ function profile (env: NodeJS.ProcessEnv, workspace: string): string {
           : url.includes('/dist/bin/') ? 'the CLI bundle (commands, stores, drizzle-orm, postgres.js)'
             : url.startsWith('node:internal/modules') ? 'node: module loading'
               : url.startsWith('node:') ? 'node: other internals'
-                : `(${functionName || 'native'})`
+                : functionName.startsWith('(') ? functionName : `(${functionName || 'native'})`
       spent.set(part, (spent.get(part) ?? 0) + timeDeltas[i])
       total += timeDeltas[i]
     })

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
@@ -75,6 +77,7 @@ function openPostgres (url: string): DatabaseHandle {
     db,
     kind: 'postgres',
     async migrate () {
+      if (await upToDate(db)) return
       // Several processes may start at once: one migrates, the others wait and then find nothing to do.
       const lockHolder = await client.reserve()
       try {
@@ -100,11 +103,27 @@ function openPglite (client: PGlite, kind: DatabaseKind): DatabaseHandle {
   return {
     db,
     kind,
-    async migrate () { await migratePglite(db, { migrationsFolder }) },
+    async migrate () { if (!await upToDate(db)) await migratePglite(db, { migrationsFolder }) },
     async ping () { await db.execute(sql`select 1`) },
     // Only one process opens an embedded database (src/embedded-lock.ts): there is no one else to hear from.
     async onNotify () { return async () => {} },
     async close () { if (!client.closed) await client.close() }
+  }
+}
+
+/**
+ * Whether the database holds every migration of the journal, in one query: the migrator's own test
+ * (it applies a migration when the last one applied is older), without its DDL, its transaction, or
+ * on PostgreSQL the connection and lock it migrates under. Every command and start asks this first.
+ */
+async function upToDate (db: Database): Promise<boolean> {
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as { entries: { when: number }[] }
+  const newest = Math.max(...journal.entries.map(entry => entry.when))
+  try {
+    const [last] = rowsOf<{ created_at: string | number }>(await db.execute(sql`select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`))
+    return last !== undefined && Number(last.created_at) >= newest
+  } catch {
+    return false // a new database: no migrations table yet
   }
 }
 

@@ -247,9 +247,14 @@ function systemChange (previous: string, current: string) {
   }
 }
 
-/** Pacing per (number, recipient) keys on the user id when there is no phone number. */
-describe('pacing per recipient by user id', () => {
-  const ctx = useGateway({ env: { PAIR_RATE_BURST: '2', PAIR_RATE_INTERVAL_MS: '3000' }, setup: gateway => { gateway.emulator.setStatusOptions('global', { statuses: [] }) } })
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/11'
+
+/** Pacing per (number, recipient) keys on the user id when there is no phone number: in the process, and shared through Redis. */
+describe.each([
+  ['in the process', {}],
+  ['through Redis', { REDIS_URL }]
+])('pacing per recipient by user id, %s', (_pacer, env: Record<string, string>) => {
+  const ctx = useGateway({ env: { PAIR_RATE_BURST: '2', PAIR_RATE_INTERVAL_MS: '3000', ...env }, setup: gateway => { gateway.emulator.setStatusOptions('global', { statuses: [] }) } })
 
   it('gives each user id its own bucket, and waits out the bucket of one', async () => {
     const [a, b] = [userId(), userId()]

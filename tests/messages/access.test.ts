@@ -182,7 +182,10 @@ describe('POST /api/messages.php: who may send (401, 403, 409) and in which orde
     const document = (await gateway.app.inject('/docs/json')).json()
     const operation = document.paths['/api/messages.php'].post
     expect(Object.keys(operation.requestBody.content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'])
-    expect(operation.requestBody.content['application/json'].schema.required).toEqual(['to'])
+    // exactly one of to and recipient (CONTRACT.md 16): neither is required on its own
+    const body = operation.requestBody.content['application/json'].schema
+    expect(body.required ?? []).not.toContain('to')
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['to', 'recipient']))
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '4XX', '5XX']))
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' })
     expect(Object.keys(document.paths)).toContain('/api/messages.php')
@@ -191,7 +194,7 @@ describe('POST /api/messages.php: who may send (401, 403, 409) and in which orde
     expect(Object.keys(operation.responses['200'].headers)).toEqual(['Idempotent-Replayed'])
     const read = document.paths['/api/messages.php'].get
     expect(read.parameters.map((parameter: { name: string }) => parameter.name).sort())
-      .toEqual(['client_reference', 'cursor', 'id', 'limit', 'since', 'status', 'to', 'wamid'])
+      .toEqual(['client_reference', 'cursor', 'id', 'limit', 'recipient_user_id', 'since', 'status', 'to', 'wamid'])
     expect(Object.keys(read.responses['200'].content['application/json'].schema.properties)).toEqual(['ok', 'message', 'messages', 'next_cursor'])
   })
 

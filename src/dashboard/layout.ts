@@ -26,6 +26,8 @@ const NAV: [NavKey, string, string][] = [
 export function layout (frame: Frame, content: SafeHtml): SafeHtml {
   const link = ([key, label, href]: [NavKey, string, string]) =>
     html`<li><a href="${href}"${frame.active === key ? html` aria-current="page"` : ''}>${label}</a></li>`
+  // what the phone's closed menu says: the section this page belongs to
+  const current = NAV.find(([key]) => key === frame.active)?.[1] ?? frame.title
   return document(frame.title, html`
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="topbar">
@@ -38,6 +40,8 @@ export function layout (frame: Frame, content: SafeHtml): SafeHtml {
 </header>
 <div class="shell">
   <nav class="sidebar" aria-label="Dashboard">
+    <details class="nav-menu">
+    <summary><span class="nav-menu-label">Menu</span><span class="nav-menu-current">${current}</span></summary>
     <ul>
       ${NAV.map(link)}
       <li class="group" aria-hidden="true">Developer Studio</li>
@@ -47,6 +51,7 @@ export function layout (frame: Frame, content: SafeHtml): SafeHtml {
       <li class="group" aria-hidden="true">Settings</li>
       ${link(['audit', 'Audit log', '/dashboard/audit'])}
     </ul>
+    </details>
   </nav>
   <main id="main" tabindex="-1">
     <h1>${frame.title}</h1>
@@ -69,6 +74,7 @@ function document (title: string, body: SafeHtml): SafeHtml {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${title} · Outbound</title>
+<link rel="icon" type="image/svg+xml" href="${assetUrl('favicon.svg')}">
 <link rel="stylesheet" href="${assetUrl('dashboard.css')}">
 <script src="${assetUrl('dashboard.js')}" defer></script>
 </head>

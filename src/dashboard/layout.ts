@@ -24,10 +24,21 @@ const NAV: [NavKey, string, string][] = [
 ]
 
 export function layout (frame: Frame, content: SafeHtml): SafeHtml {
-  const link = ([key, label, href]: [NavKey, string, string]) =>
-    html`<li><a href="${href}"${frame.active === key ? html` aria-current="page"` : ''}>${label}</a></li>`
-  // what the phone's closed menu says: the section this page belongs to
-  const current = NAV.find(([key]) => key === frame.active)?.[1] ?? frame.title
+  // what the phone's closed menu says: the section this page belongs to (its active link)
+  let current = frame.title
+  const link = ([key, label, href]: [NavKey, string, string]) => {
+    if (frame.active === key) current = label
+    return html`<li><a href="${href}"${frame.active === key ? html` aria-current="page"` : ''}>${label}</a></li>`
+  }
+  const items = html`<ul>
+      ${NAV.map(link)}
+      <li class="group" aria-hidden="true">Developer Studio</li>
+      ${link(['keys', 'API keys', '/dashboard/keys'])}
+      ${link(['webhooks', 'Webhooks', '/dashboard/webhooks'])}
+      <li><a href="/docs">API reference</a></li>
+      <li class="group" aria-hidden="true">Settings</li>
+      ${link(['audit', 'Audit log', '/dashboard/audit'])}
+    </ul>`
   return document(frame.title, html`
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="topbar">
@@ -41,16 +52,8 @@ export function layout (frame: Frame, content: SafeHtml): SafeHtml {
 <div class="shell">
   <nav class="sidebar" aria-label="Dashboard">
     <details class="nav-menu">
-    <summary><span class="nav-menu-label">Menu</span><span class="nav-menu-current">${current}</span></summary>
-    <ul>
-      ${NAV.map(link)}
-      <li class="group" aria-hidden="true">Developer Studio</li>
-      ${link(['keys', 'API keys', '/dashboard/keys'])}
-      ${link(['webhooks', 'Webhooks', '/dashboard/webhooks'])}
-      <li><a href="/docs">API reference</a></li>
-      <li class="group" aria-hidden="true">Settings</li>
-      ${link(['audit', 'Audit log', '/dashboard/audit'])}
-    </ul>
+      <summary><span class="nav-menu-label">Menu</span><span class="nav-menu-current">${current}</span></summary>
+      ${items}
     </details>
   </nav>
   <main id="main" tabindex="-1">

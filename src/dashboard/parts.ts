@@ -30,6 +30,11 @@ export function formatTime (date: Date): string {
   return date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')
 }
 
+/** A template name (one word of underscore-joined parts): a narrow screen may break it after an underscore, never inside a part. */
+export function templateName (name: string): SafeHtml {
+  return html`<code class="template-name">${name.split('_').map((part, index, parts) => index < parts.length - 1 ? html`${part}_<wbr>` : part)}</code>`
+}
+
 export function phone (digits: string): string {
   return `+${digits}`
 }

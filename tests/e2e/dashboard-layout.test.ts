@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { syncWorkspaceTemplates } from '../../src/connections/connect.js'
 import { createUser } from '../../src/dashboard/accounts.js'
+import { formatTime } from '../../src/dashboard/parts.js'
 import { addEndpoint } from '../../src/events/endpoints.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { useGateway } from '../helpers/use-gateway.js'
@@ -32,6 +33,23 @@ interface PageFacts { scrollWidth: number, clientWidth: number, favicon: string 
 
 // Runs in the page (the tests type-check without the DOM's types).
 const PAGE_FACTS = `(() => {
+  // A template name may wrap after an underscore only: find each line break, character by character.
+  function brokenInsideAPart (element) {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT)
+    let previous
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let index = 0; index < node.data.length; index++) {
+        const range = document.createRange()
+        range.setStart(node, index)
+        range.setEnd(node, index + 1)
+        const box = range.getClientRects()[0]
+        if (!box) continue
+        if (previous && box.top > previous.top + 1 && previous.character !== '_') return true
+        previous = { top: box.top, character: node.data[index] }
+      }
+    }
+    return false
+  }
   const root = document.scrollingElement
   const names = [...document.querySelectorAll('.template-name')]
   const badges = [...document.querySelectorAll('.badge')].filter(badge => badge.getClientRects().length > 0)
@@ -39,8 +57,7 @@ const PAGE_FACTS = `(() => {
     scrollWidth: root.scrollWidth,
     clientWidth: root.clientWidth,
     favicon: document.querySelector('link[rel~="icon"]')?.getAttribute('href') ?? null,
-    // a template name on more than one line box was broken inside a word
-    brokenNames: names.filter(name => name.getClientRects().length > 1).map(name => name.textContent),
+    brokenNames: names.filter(brokenInsideAPart).map(name => name.textContent),
     // a badge narrower than its text is cut ("PE" for PENDING)
     cutBadges: badges.filter(badge => badge.scrollWidth > badge.clientWidth + 1 || badge.getBoundingClientRect().width < 24).map(badge => badge.textContent)
   }
@@ -76,6 +93,9 @@ describe.skipIf(!chromiumAvailable)('every dashboard page in Chromium at 390 and
   })
   const record = async (id: string) => (await ctx.gateway.app.messages.get(id))!
   const main = async () => (await page.locator('main').innerText()).replace(/\s+/g, ' ')
+  // screenshots are named by what a page shows, not by generated ids
+  const named = (path: string) => Object.entries(ids).reduce((name, [kind, id]) => id ? name.replace(id, kind) : name, path)
+  const historyStatuses = async () => await page.locator('[data-history] [data-field="status"]').allTextContents()
 
   beforeAll(async () => {
     const { app, emulator } = ctx.gateway
@@ -138,7 +158,7 @@ describe.skipIf(!chromiumAvailable)('every dashboard page in Chromium at 390 and
     expect(facts.brokenNames, `${where}: template names broken inside a word`).toEqual([])
     expect(facts.cutBadges, `${where}: badges cut`).toEqual([])
     await checkNavigation(where, width)
-    await shot(`${path.replace(/^\/dashboard\/?/, '').replace(/[^a-z0-9]+/gi, '-') || 'overview'}-${width}`)
+    await shot(`${named(path).replace(/^\/dashboard\/?/, '').replace(/[^a-z0-9]+/gi, '-') || 'overview'}-${width}`)
   }
 
   /** The active item can be seen: in the sidebar on a desktop, in the opened menu on a phone (whose closed bar names it). */
@@ -162,7 +182,7 @@ describe.skipIf(!chromiumAvailable)('every dashboard page in Chromium at 390 and
       expect(box.x + box.width, `${where}: the active item on screen`).toBeLessThanOrEqual(width)
     }
     if (width === 390) {
-      await shot(`menu-${where.replace(/[^a-z0-9]+/gi, '-')}`)
+      await shot(`menu-${named(where).replace(/^\/dashboard\/?/, '').replace(/[^a-z0-9]+/gi, '-')}`)
       await nav.locator('summary').click()
     }
   }
@@ -210,5 +230,82 @@ describe.skipIf(!chromiumAvailable)('every dashboard page in Chromium at 390 and
     for (const path of paths) {
       for (const width of WIDTHS) await checkLayout(path, width)
     }
+  })
+  it('a failed message: its history ends in failed with the error said once, and no price is promised', async () => {
+    await page.setViewportSize({ width: 1280, height: 860 })
+    await page.goto(url(`/dashboard/messages/${ids.failed}`))
+    const statuses = await historyStatuses()
+    expect(statuses.at(-1)).toBe('failed')
+    const error = (await page.locator('[data-history] tr').last().locator('[data-field="error"]').innerText()).trim()
+    expect(error).toMatch(/^131026: \S/)
+    const text = await main()
+    expect(text.split('131026').length - 1, 'the error code is said once').toBe(1)
+    expect(text).not.toContain('No status reported yet')
+    expect(text).not.toMatch(/not reported yet/i)
+    expect(await page.locator('.facts [data-field="pricing"]').innerText()).toBe('None: a failed message is not charged')
+  })
+
+  it('a queued message says it is queued, since when and where', async () => {
+    await page.goto(url(`/dashboard/messages/${ids.queued}`))
+    const queuedAt = formatTime((await record(ids.queued)).createdAt)
+    const text = await main()
+    expect(text).toContain(`Queued at ${queuedAt}`)
+    expect(text).toContain(secondNumber.displayPhoneNumber)
+    expect(await page.locator('.facts [data-field="status"]').innerText()).toBe('queued')
+    expect(await page.locator('.facts [data-field="pricing"]').innerText()).toBe('None yet: priced once it is sent')
+  })
+
+  it('a delivered message: delivered in its history, with how WhatsApp priced it in plain words', async () => {
+    await page.goto(url(`/dashboard/messages/${ids.delivered}`))
+    // the order of the steps is the API's history's (GET /api/messages.php?id=): the page shows exactly that
+    expect(await historyStatuses()).toContain('delivered')
+    expect(await page.locator('.facts [data-field="pricing"]').innerText()).toBe('Customer service reply')
+    expect(await main()).not.toContain('Queued at')
+  })
+
+  it('the overview counts each message in every step it reached, and says so', async () => {
+    await page.goto(url('/dashboard'))
+    const stats = Object.fromEntries(await Promise.all((await page.locator('.stats > div').all()).map(async stat =>
+      [await stat.locator('dt').innerText(), Number(await stat.locator('dd').first().innerText())])))
+    // delivered: sent and delivered; failed at the upstream's refusal: never sent; queued: waiting
+    expect(stats).toEqual({ Sent: 1, Delivered: 1, Read: 0, Failed: 1, Waiting: 1 })
+    expect(await main()).toContain('Each message counts in every step it reached')
+  })
+
+  it('the message log speaks plainly: no "pricing: service"', async () => {
+    await page.goto(url('/dashboard/messages'))
+    const text = await main()
+    expect(text).not.toMatch(/pricing:/i)
+    expect(await page.locator(`tr[data-id="${ids.delivered}"] [data-field="detail"]`).innerText()).toBe('Customer service reply')
+    expect(await page.locator(`tr[data-id="${ids.failed}"] [data-field="detail"]`).innerText()).toMatch(/^131026: \S/)
+  })
+
+  it('the API reference has a way back to the dashboard and the same icon', async () => {
+    await page.goto(url('/docs'))
+    const back = page.getByRole('link', { name: 'Back to the dashboard' })
+    await back.waitFor()
+    expect(await page.locator('link[rel="icon"]').getAttribute('type')).toBe('image/svg+xml')
+    await back.click()
+    await page.waitForURL('**/dashboard')
+  })
+
+  it('the deliveries name their endpoint, and one delivery shows its attempts, their answers and the body as stored', async () => {
+    await page.goto(url('/dashboard/webhooks'))
+    const row = page.locator(`tr[data-delivery-id="${ids.delivery}"]`)
+    expect(await page.locator('.card', { hasText: 'Recent deliveries' }).locator('th').allInnerTexts()).toContain('ENDPOINT')
+    expect(await row.innerText()).toContain(ids.endpointUrl)
+    await row.getByRole('link', { name: 'Details' }).click()
+    await page.waitForURL(`**/dashboard/webhooks/deliveries/${ids.delivery}`)
+    const attempts = await page.locator('.card', { hasText: 'Attempts' }).locator('tbody tr').allInnerTexts()
+    expect(attempts).toHaveLength(2)
+    expect(attempts[0]).toMatch(/^1\s.*HTTP 500\s+retried later$/)
+    expect(attempts[1]).toMatch(/^2\s.*HTTP 200\s+delivered$/)
+    const stored = (await ctx.gateway.app.webhooks.delivery(ids.delivery))!
+    expect(await page.locator('pre.body-sent').textContent()).toBe(stored.body)
+    expect(JSON.parse(stored.body)).toMatchObject({ type: 'message.failed', data: { id: ids.failed } })
+    const text = await main()
+    expect(text).toContain(ids.endpointUrl)
+    expect(text).toContain(stored.webhookId)
+    expect(await page.content()).not.toMatch(/whsec_/)
   })
 })

@@ -30,9 +30,9 @@ export function formatTime (date: Date): string {
   return date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')
 }
 
-/** A template name (one word of underscore-joined parts): a narrow screen may break it after an underscore, never inside a part. */
+/** A template name: one word, never broken (its container scrolls when it is too long for a phone). */
 export function templateName (name: string): SafeHtml {
-  return html`<code class="template-name">${name.split('_').map((part, index, parts) => index < parts.length - 1 ? html`${part}_<wbr>` : part)}</code>`
+  return html`<code class="template-name">${name}</code>`
 }
 
 export function phone (digits: string): string {

@@ -69,7 +69,7 @@ function contentSummary (record: MessageRecord): SafeHtml {
     case 'text': return html`<p class="message-text">${String(content.body ?? '')}</p>`
     case 'template': {
       const language = (content.language as { code?: string } | undefined)?.code
-      return html`<p>Template ${templateName(String(content.name ?? ''))}${language && html` in <code>${language}</code>`}</p>`
+      return html`<p class="scroll-x">Template ${templateName(String(content.name ?? ''))}${language && html` in <code>${language}</code>`}</p>`
     }
     case 'interactive': return html`<p>Interactive (${String(content.type ?? '')})</p>`
     default: return html`<p>${record.type}: ${content.link ? html`<code>${String(content.link)}</code>` : html`media id <code>${String(content.id ?? '')}</code>`}${content.caption ? html` · “${String(content.caption)}”` : ''}</p>`

@@ -343,6 +343,23 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
 ])
 
 /**
+ * Each attempt of a delivery, as it ended: the answer (HTTP status, or the error when there was
+ * none) and where it left the delivery (delivered, pending: retried later, failed). Written with
+ * the delivery's own update, in the same statement. No headers, no secret: the body is the
+ * delivery's, the same on every attempt.
+ */
+export const webhookDeliveryAttempts = pgTable('webhook_delivery_attempts', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  deliveryId: text('delivery_id').notNull().references(() => webhookDeliveries.id),
+  /** 1 for the first attempt; a replay goes on counting */
+  number: integer('number').notNull(),
+  at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+  responseStatus: integer('response_status'),
+  error: text('error'),
+  outcome: text('outcome').$type<DeliveryStatus>().notNull()
+}, table => [index('webhook_delivery_attempts_delivery').on(table.deliveryId, table.id)])
+
+/**
  * Media of a workspace (CONTRACT.md 13), by the upstream's media id: files uploaded through
  * POST /api/media.php (valid 30 days upstream) and files customers sent (valid 7 days upstream),
  * which the mirror stores content-addressed (by `sha256`) in the media storage.

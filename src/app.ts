@@ -27,6 +27,7 @@ import upstreamPlugin from '../plugins/upstream.js'
 import workPlugin from '../plugins/work.js'
 import dashboardRoutes from '../routes/dashboard/index.js'
 import audienceReportRoutes from '../routes/audience-reports.js'
+import rootRoutes from '../routes/dashboard/root.js'
 import healthRoutes from '../routes/health.js'
 import messageReadRoutes from '../routes/message-reads.js'
 import mediaRoutes from '../routes/media.js'
@@ -120,5 +121,6 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     await dashboard.register(csrfPlugin)
     await dashboard.register(dashboardRoutes, { prefix: '/dashboard' })
   })
+  await app.register(rootRoutes)
   return app
 }

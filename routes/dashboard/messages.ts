@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { MESSAGE_STATUSES, type MessageStatus } from '../../db/schema.js'
-import { eventRow, messageRow } from '../../src/dashboard/message-rows.js'
+import { eventRow, messageRow, pricingText } from '../../src/dashboard/message-rows.js'
 import { page, sendHtml } from '../../src/dashboard/page.js'
 import { messageContent } from '../../src/dashboard/views/message.js'
 import { messagesContent } from '../../src/dashboard/views/messages.js'
@@ -49,25 +49,29 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     return { ok: true, messages: await rows(request, request.query) }
   })
 
+  /** The message and its history exactly as the API tells it (GET /api/messages.php?id=), as display strings. */
+  async function withHistory (request: FastifyRequest, id: string) {
+    const record = await findMessage(request, id)
+    const events = await app.statusEvents.history(record.id)
+    return { record, history: messageHistory(record, events).map(eventRow) }
+  }
+
   app.get('/messages/:id', { config: { dashboard: 'page' }, schema: { params: MessageParamsSchema } }, async function showMessage (request, reply) {
-    const record = await findMessage(request, request.params.id)
-    const [events, keys, active] = await Promise.all([
-      app.statusEvents.history(record.id), app.keys.list(record.workspaceId), app.connections.active(record.workspaceId)
-    ])
+    const { record, history } = await withHistory(request, request.params.id)
+    const [keys, active] = await Promise.all([app.keys.list(record.workspaceId), app.connections.active(record.workspaceId)])
     const row = messageRow(record, new Map(keys.map(key => [key.id, key.name])))
     const number = active?.numbers.find(candidate => candidate.phoneNumberId === record.phoneNumberId)
     const from = number ? `${number.displayPhoneNumber} (${record.phoneNumberId})` : record.phoneNumberId
-    return sendHtml(reply, page(request, { title: 'Message', active: 'messages' }, messageContent({ record, row, events: messageHistory(record, events).map(eventRow), from })))
+    return sendHtml(reply, page(request, { title: 'Message', active: 'messages' }, messageContent({ record, row, history, from })))
   })
 
   app.get('/messages/:id/status', { config: { dashboard: 'json' }, schema: { params: MessageParamsSchema } }, async function liveMessage (request) {
-    const record = await findMessage(request, request.params.id)
-    const events = await app.statusEvents.history(record.id)
+    const { record, history } = await withHistory(request, request.params.id)
     const row = messageRow(record, new Map())
     return {
       ok: true,
-      message: { ...row, detail: row.detail || '—', wamid: row.wamid || '—', attempts: String(record.attempts), pricing: record.pricingCategory ?? 'not reported yet' },
-      history: messageHistory(record, events).map(eventRow)
+      message: { ...row, wamid: row.wamid || '—', attempts: String(record.attempts), pricing: pricingText(record) },
+      history
     }
   })
 }

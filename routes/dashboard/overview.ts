@@ -11,7 +11,7 @@ const overview: FastifyPluginAsyncTypebox = async function (app) {
     const { workspace, session } = request.account
     const [active, counts, depths] = await Promise.all([
       app.connections.active(workspace.id),
-      app.messageSearch.countByStatus(workspace.id, new Date(Date.now() - DAY_MS)),
+      app.messageSearch.countReached(workspace.id, new Date(Date.now() - DAY_MS)),
       app.queuedSends.depths(workspace.id)
     ])
     const queues = numberQueues(depths, active?.numbers ?? [], app.config.THROUGHPUT_MPS)

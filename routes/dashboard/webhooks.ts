@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { page, sendHtml } from '../../src/dashboard/page.js'
+import { deliveryContent } from '../../src/dashboard/views/delivery.js'
 import { webhooksContent, type WebhooksView } from '../../src/dashboard/views/webhooks.js'
 import { actors } from '../../src/access/audit.js'
 import { addEndpoint, ForbiddenTargetError, removeEndpoint } from '../../src/events/endpoints.js'
@@ -14,12 +15,13 @@ const AddEndpointBodySchema = Type.Object({
 })
 const IdParamsSchema = Type.Object({ id: Type.String({ maxLength: 100 }) })
 
-/** Developer Studio → Webhooks: add an endpoint (the secret shown once), test it, remove it; deliveries and replay. */
+/** Developer Studio → Webhooks: add an endpoint (the secret shown once), test it, remove it; deliveries, one delivery's attempts and body, and replay. */
 const webhooks: FastifyPluginAsyncTypebox = async function (app) {
   async function render (request: FastifyRequest, reply: FastifyReply, view: Pick<WebhooksView, 'created' | 'url' | 'urlError'> = {}, status = 200) {
     const { workspace, session } = request.account
     const [endpoints, deliveries] = await Promise.all([app.webhooks.endpoints(workspace.id), app.webhooks.deliveries(workspace.id, { limit: 50 })])
-    return sendHtml(reply, page(request, { title: 'Webhooks', active: 'webhooks' }, webhooksContent({ ...view, endpoints, deliveries, csrfToken: session.csrfToken })), status)
+    const deliveryEndpoints = new Map((await app.webhooks.endpointsByIds(deliveries.map(delivery => delivery.endpointId))).map(endpoint => [endpoint.id, endpoint]))
+    return sendHtml(reply, page(request, { title: 'Webhooks', active: 'webhooks' }, webhooksContent({ ...view, endpoints, deliveries, deliveryEndpoints, csrfToken: session.csrfToken })), status)
   }
 
   async function ownEndpoint (request: FastifyRequest, id: string) {
@@ -55,6 +57,14 @@ const webhooks: FastifyPluginAsyncTypebox = async function (app) {
     const endpoint = await ownEndpoint(request, request.params.id)
     await removeEndpoint(app.webhooks, actors.account(request), endpoint.id, endpoint.workspaceId)
     return reply.redirect('/dashboard/webhooks?done=endpoint-removed', 303)
+  })
+
+  app.get('/webhooks/deliveries/:id', { config: { dashboard: 'page' }, schema: { params: IdParamsSchema } }, async function showDelivery (request, reply) {
+    const delivery = await app.webhooks.delivery(request.params.id)
+    if (delivery?.workspaceId !== request.account.workspace.id) throw notFound('No such delivery in this workspace')
+    const [endpoint, attempts] = await Promise.all([app.webhooks.endpoint(delivery.endpointId), app.webhooks.attempts(delivery.id)])
+    const content = deliveryContent({ delivery, endpoint, attempts, csrfToken: request.account.session.csrfToken })
+    return sendHtml(reply, page(request, { title: 'Delivery', active: 'webhooks' }, content))
   })
 
   app.post('/webhooks/deliveries/:id/replay', { config: { dashboard: 'page' }, schema: { params: IdParamsSchema } }, async function replayDelivery (request, reply) {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 
 export interface Asset { body: Buffer, type: string, version: string }
 
-const TYPES = { 'dashboard.css': 'text/css; charset=utf-8', 'dashboard.js': 'text/javascript; charset=utf-8' } as const
+const TYPES = { 'dashboard.css': 'text/css; charset=utf-8', 'dashboard.js': 'text/javascript; charset=utf-8', 'favicon.svg': 'image/svg+xml' } as const
 export type AssetName = keyof typeof TYPES
 
 // Read once, when the dashboard is first used: the files ship with the code and change only with a

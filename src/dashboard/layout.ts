@@ -24,8 +24,21 @@ const NAV: [NavKey, string, string][] = [
 ]
 
 export function layout (frame: Frame, content: SafeHtml): SafeHtml {
-  const link = ([key, label, href]: [NavKey, string, string]) =>
-    html`<li><a href="${href}"${frame.active === key ? html` aria-current="page"` : ''}>${label}</a></li>`
+  // what the phone's closed menu says: the section this page belongs to (its active link)
+  let current = frame.title
+  const link = ([key, label, href]: [NavKey, string, string]) => {
+    if (frame.active === key) current = label
+    return html`<li><a href="${href}"${frame.active === key ? html` aria-current="page"` : ''}>${label}</a></li>`
+  }
+  const items = html`<ul>
+      ${NAV.map(link)}
+      <li class="group" aria-hidden="true">Developer Studio</li>
+      ${link(['keys', 'API keys', '/dashboard/keys'])}
+      ${link(['webhooks', 'Webhooks', '/dashboard/webhooks'])}
+      <li><a href="/docs">API reference</a></li>
+      <li class="group" aria-hidden="true">Settings</li>
+      ${link(['audit', 'Audit log', '/dashboard/audit'])}
+    </ul>`
   return document(frame.title, html`
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="topbar">
@@ -38,15 +51,10 @@ export function layout (frame: Frame, content: SafeHtml): SafeHtml {
 </header>
 <div class="shell">
   <nav class="sidebar" aria-label="Dashboard">
-    <ul>
-      ${NAV.map(link)}
-      <li class="group" aria-hidden="true">Developer Studio</li>
-      ${link(['keys', 'API keys', '/dashboard/keys'])}
-      ${link(['webhooks', 'Webhooks', '/dashboard/webhooks'])}
-      <li><a href="/docs">API reference</a></li>
-      <li class="group" aria-hidden="true">Settings</li>
-      ${link(['audit', 'Audit log', '/dashboard/audit'])}
-    </ul>
+    <details class="nav-menu">
+      <summary><span class="nav-menu-label">Menu</span><span class="nav-menu-current">${current}</span></summary>
+      ${items}
+    </details>
   </nav>
   <main id="main" tabindex="-1">
     <h1>${frame.title}</h1>
@@ -69,6 +77,7 @@ function document (title: string, body: SafeHtml): SafeHtml {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${title} · Outbound</title>
+<link rel="icon" type="image/svg+xml" href="${assetUrl('favicon.svg')}">
 <link rel="stylesheet" href="${assetUrl('dashboard.css')}">
 <script src="${assetUrl('dashboard.js')}" defer></script>
 </head>

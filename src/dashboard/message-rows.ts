@@ -1,5 +1,7 @@
+import type { MessageStatus } from '../../db/schema.js'
 import type { HistoryStep } from '../resources/history.js'
 import type { MessageRecord } from '../store/messages.js'
+import { UNKNOWN_OUTCOME_CODES } from '../store/status-events.js'
 import { formatTime, recipientLabel } from './parts.js'
 
 /** One message as the list shows it, server-rendered and in the live JSON alike: display strings only. */
@@ -16,6 +18,7 @@ export interface MessageRow {
   source: string
 }
 
+/** One step of a message's history, as the API tells it (GET /api/messages.php?id=), in display strings. */
 export interface EventRow { status: string, at: string, error: string, pricing: string, received: string }
 
 export function messageRow (record: MessageRecord, keyNames: ReadonlyMap<string, string>): MessageRow {
@@ -38,16 +41,59 @@ export function eventRow (step: HistoryStep): EventRow {
   return {
     status: step.status,
     at: formatTime(step.at),
-    error: step.error ? `${step.error.code}${step.error.message ? `: ${step.error.message}` : ''}` : '',
+    error: step.error ? errorLine(step.error.code, step.error.message) : '',
     pricing: step.pricing ?? '',
     received: step.source === 'upstream' ? formatTime(step.receivedAt) : ''
   }
 }
 
+/**
+ * An upstream error said once: "131026: Message undeliverable", not the raw
+ * "131026: (#131026) Message undeliverable: Message Undeliverable." (the code is repeated in the
+ * message, and the details often repeat the title).
+ */
+export function errorLine (code: string | null, text: string | null): string {
+  if (!code) return ''
+  let message = (text ?? '').replace(new RegExp(`^\\(#${code.replace(/[^\w]/g, '')}\\)\\s*`), '').trim()
+  const [title, ...rest] = message.split(': ')
+  const details = rest.join(': ')
+  if (details && normal(details) === normal(title)) message = title
+  return message ? `${code}: ${message}` : code
+}
+
+const normal = (text: string) => text.toLowerCase().replace(/[.\s]+$/, '')
+
+// Meta's pricing categories in plain words (upstream-facts.md: pricing.category).
+const PRICING: Record<string, string> = {
+  marketing: 'Marketing message',
+  marketing_lite: 'Marketing message (lite)',
+  utility: 'Utility message',
+  authentication: 'Authentication message',
+  authentication_international: 'Authentication message (international rate)',
+  service: 'Customer service reply',
+  referral_conversion: 'Free: the customer came from an ad'
+}
+
+/** How WhatsApp priced the message, or why it has no price (yet). */
+export function pricingText (record: Pick<MessageRecord, 'pricingCategory' | 'status' | 'errorCode'>): string {
+  if (record.pricingCategory) return PRICING[record.pricingCategory] ?? record.pricingCategory.replace(/_/g, ' ')
+  if (record.status === 'failed' && record.errorCode && UNKNOWN_OUTCOME_CODES.includes(record.errorCode)) return 'Not reported: whether it was sent is unknown'
+  return NO_PRICE[record.status]
+}
+
+const NO_PRICE: Record<MessageStatus, string> = {
+  queued: 'None yet: priced once it is sent',
+  sending: 'None yet: priced once it is sent',
+  pending: 'None yet: priced once it is sent',
+  sent: 'Not reported yet',
+  delivered: 'Not reported yet',
+  read: 'Not reported yet',
+  failed: 'None: a failed message is not charged'
+}
+
 function detailOf (record: MessageRecord): string {
-  if (record.status === 'failed') return [record.errorCode, record.errorText].filter(Boolean).join(': ')
-  if (record.pricingCategory) return `pricing: ${record.pricingCategory}`
-  return ''
+  if (record.status === 'failed') return errorLine(record.errorCode, record.errorText)
+  return record.pricingCategory ? pricingText(record) : ''
 }
 
 function sourceOf (apiKeyId: string | null, keyNames: ReadonlyMap<string, string>): string {

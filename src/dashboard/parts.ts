@@ -31,6 +31,11 @@ export function formatTime (date: Date): string {
   return date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')
 }
 
+/** A template name: one word, never broken (its container scrolls when it is too long for a phone). */
+export function templateName (name: string): SafeHtml {
+  return html`<code class="template-name">${name}</code>`
+}
+
 export function phone (digits: string): string {
   return `+${digits}`
 }

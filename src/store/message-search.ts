@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, gte, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { messages, type MessageStatus } from '../../db/schema.js'
 import { isUserId } from '../resources/recipient.js'
@@ -12,6 +12,8 @@ export interface MessageQuery {
   before?: string
   limit: number
 }
+
+export interface ReachedCounts { waiting: number, sent: number, delivered: number, read: number, failed: number }
 
 /** The dashboard's reads of the message log, always within one workspace. */
 export function messageSearch (db: Database) {
@@ -34,10 +36,20 @@ export function messageSearch (db: Database) {
       return row
     },
 
-    async countByStatus (workspaceId: string, since: Date): Promise<Partial<Record<MessageStatus, number>>> {
-      const rows = await db.select({ status: messages.status, total: count() }).from(messages)
-        .where(and(eq(messages.workspaceId, workspaceId), gte(messages.createdAt, since))).groupBy(messages.status)
-      return Object.fromEntries(rows.map(row => [row.status, Number(row.total)]))
+    /**
+     * Messages created since then, by the steps they reached: a message counts in every step it got
+     * to (a read message is also delivered and sent). Sent means WhatsApp accepted it (it has a wamid),
+     * so a message it accepted and later reported failed counts as sent and as failed.
+     */
+    async countReached (workspaceId: string, since: Date): Promise<ReachedCounts> {
+      const [row] = await db.select({
+        waiting: sql<number>`count(*) filter (where ${messages.status} in ('queued', 'pending', 'sending'))`.mapWith(Number),
+        sent: sql<number>`count(${messages.wamid})`.mapWith(Number),
+        delivered: sql<number>`count(*) filter (where ${messages.status} in ('delivered', 'read'))`.mapWith(Number),
+        read: sql<number>`count(*) filter (where ${messages.status} = 'read')`.mapWith(Number),
+        failed: sql<number>`count(*) filter (where ${messages.status} = 'failed')`.mapWith(Number)
+      }).from(messages).where(and(eq(messages.workspaceId, workspaceId), gte(messages.createdAt, since)))
+      return row
     }
   }
 }

@@ -1,6 +1,6 @@
-import { and, desc, eq, gte, isNull, ne, sql } from 'drizzle-orm'
+import { and, desc, eq, gte, inArray, isNull, ne, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
-import { webhookDeliveries, webhookEndpoints, type DeliveryStatus } from '../../db/schema.js'
+import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, type DeliveryStatus } from '../../db/schema.js'
 import { changeWith, type AlsoInTransaction } from './also.js'
 import { anyOf } from './any-of.js'
 import { createBatcher } from './batcher.js'
@@ -10,6 +10,7 @@ import { DELIVERY_QUEUE } from './outbox.js'
 
 export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect
+export type DeliveryAttempt = typeof webhookDeliveryAttempts.$inferSelect
 
 /** A delivery as one attempt sees it: its bytes, and where and with which (encrypted) secret to send them. */
 export interface AttemptTarget {
@@ -49,10 +50,15 @@ export function webhookStore (db: Database) {
   // read the whole table for each batch (61 rows read per attempt saved at 12,000 deliveries).
   const saveAttempts = createBatcher(async (attempts: Array<AttemptOutcome & { id: string }>) => {
     const rows = attempts.map(a => ({ id: a.id, status: a.status, response_status: a.responseStatus, error: a.error, next_attempt_at: a.nextAttemptAt?.toISOString() ?? null }))
-    await db.execute(sql`update webhook_deliveries d set status = v.status, attempts = d.attempts + 1, last_response_status = v.response_status,
-        last_error = v.error, next_attempt_at = v.next_attempt_at, delivered_at = case when v.status = 'delivered' then now() else null end
-      from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, status text, response_status int, error text, next_attempt_at timestamptz)
-      where d.id = ${anyOf(rows.map(row => row.id))} and d.id = v.id`)
+    // the attempt's own row is written by the same statement (the delivery page lists them)
+    await db.execute(sql`with updated as (
+        update webhook_deliveries d set status = v.status, attempts = d.attempts + 1, last_response_status = v.response_status,
+          last_error = v.error, next_attempt_at = v.next_attempt_at, delivered_at = case when v.status = 'delivered' then now() else null end
+        from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, status text, response_status int, error text, next_attempt_at timestamptz)
+        where d.id = ${anyOf(rows.map(row => row.id))} and d.id = v.id
+        returning d.id, d.attempts, d.status, d.last_response_status, d.last_error)
+      insert into webhook_delivery_attempts (delivery_id, number, response_status, error, outcome)
+      select id, attempts, last_response_status, last_error, status from updated`)
     return attempts.map(() => undefined)
   }, { maxBatch: MAX_BATCH })
 
@@ -91,6 +97,17 @@ export function webhookStore (db: Database) {
       if (options.endpointId) where.push(eq(webhookDeliveries.endpointId, options.endpointId))
       return await db.select().from(webhookDeliveries).where(and(...where))
         .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(options.limit ?? 50)
+    },
+
+    /** Endpoints by id, removed ones included: what a list of deliveries names. */
+    async endpointsByIds (ids: string[]): Promise<WebhookEndpoint[]> {
+      if (ids.length === 0) return []
+      return await db.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, [...new Set(ids)]))
+    },
+
+    /** A delivery's attempts, oldest first. */
+    async attempts (deliveryId: string): Promise<DeliveryAttempt[]> {
+      return await db.select().from(webhookDeliveryAttempts).where(eq(webhookDeliveryAttempts.deliveryId, deliveryId)).orderBy(webhookDeliveryAttempts.id)
     },
 
     async delivery (id: string): Promise<WebhookDelivery | undefined> {

@@ -131,10 +131,13 @@
     var live = document.querySelector('[data-live-message]')
     if (!live) return
     var history = live.querySelector('[data-history]')
-    var emptyHistory = live.querySelector('[data-history-empty]')
     var shown = ''
     poll(live.getAttribute('data-live-message'), function (data) {
       fill(live.querySelector('.facts'), data.message)
+      // "Queued since …" says nothing true once the message has moved on
+      live.querySelectorAll('[data-while-status]').forEach(function (note) {
+        note.hidden = note.getAttribute('data-while-status') !== data.message.status
+      })
       var latest = JSON.stringify(data.history)
       if (latest === shown) return
       shown = latest
@@ -144,7 +147,6 @@
         fill(row, event)
         history.appendChild(row)
       })
-      emptyHistory.hidden = data.history.length > 0
     })
   }
 

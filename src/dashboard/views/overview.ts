@@ -1,5 +1,6 @@
 import type { Plan } from '../../../db/schema.js'
 import type { ActiveConnection } from '../../store/connections.js'
+import type { ReachedCounts } from '../../store/message-search.js'
 import { html, type SafeHtml } from '../html.js'
 import { badge, notice, planBadge, time } from '../parts.js'
 import { numbersTable } from './numbers.js'
@@ -8,12 +9,20 @@ import { queueCard, type NumberQueue } from './queue.js'
 export interface OverviewView {
   plan: Plan
   active: ActiveConnection | undefined
-  counts: Partial<Record<string, number>>
+  counts: ReachedCounts
   queues: NumberQueue[]
   csrfToken: string
 }
 
-const COUNTED = ['sent', 'delivered', 'read', 'failed', 'pending', 'queued'] as const
+// Counted by the steps reached, so the figures read as a funnel: every read message was delivered
+// and sent, and is counted there too (counted by current status, "sent 0, read 2" looked wrong).
+const COUNTED: [keyof ReachedCounts, string, string][] = [
+  ['sent', 'Sent', 'accepted by WhatsApp'],
+  ['delivered', 'Delivered', 'to the phone, read or not'],
+  ['read', 'Read', 'opened by the recipient'],
+  ['failed', 'Failed', 'not sent, or not delivered'],
+  ['waiting', 'Waiting', 'queued or being sent']
+]
 
 export function overviewContent (view: OverviewView): SafeHtml {
   return html`
@@ -30,7 +39,8 @@ export function overviewContent (view: OverviewView): SafeHtml {
 </div>
 <section class="card" aria-labelledby="activity-heading">
   <div class="card-header"><h2 id="activity-heading">Messages in the last 24 hours</h2><a class="button secondary small" href="/dashboard/messages">Open the log</a></div>
-  <dl class="stats">${COUNTED.map(status => html`<div><dt>${status}</dt><dd>${view.counts[status] ?? 0}</dd></div>`)}</dl>
+  <p class="hint">Each message counts in every step it reached: a read message is also counted as delivered and as sent.</p>
+  <dl class="stats">${COUNTED.map(([key, label, hint]) => html`<div><dt>${label}</dt><dd>${view.counts[key]}</dd><dd class="hint">${hint}</dd></div>`)}</dl>
 </section>
 ${view.active && html`<section class="card" aria-labelledby="numbers-heading">
   <div class="card-header"><h2 id="numbers-heading">Numbers</h2><a class="button secondary small" href="/dashboard/compose">Send a message</a></div>

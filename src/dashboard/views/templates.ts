@@ -1,6 +1,6 @@
 import type { Template } from '../../store/templates.js'
 import { html, type SafeHtml } from '../html.js'
-import { badge, csrfField, empty, notice, time, type Notice } from '../parts.js'
+import { badge, csrfField, empty, notice, templateName, time, type Notice } from '../parts.js'
 
 export interface TemplatesView { templates: Template[], connected: boolean, csrfToken: string, error?: Notice }
 
@@ -18,11 +18,11 @@ ${view.error && notice(view.error)}
     : html`<div class="table-wrap"><table>
     <thead><tr><th>Name</th><th>Language</th><th>Category</th><th>Status</th><th>Body</th><th>Updated</th></tr></thead>
     <tbody>${view.templates.map(template => html`<tr>
-      <td><code>${template.name}</code></td>
+      <td>${templateName(template.name)}</td>
       <td>${template.language}</td>
       <td>${template.category ?? '—'}</td>
       <td>${badge(template.status)}</td>
-      <td>${bodyOf(template)}</td>
+      <td class="content">${bodyOf(template)}</td>
       <td class="nowrap">${time(template.updatedAt)}</td>
     </tr>`)}</tbody>
   </table></div>`}

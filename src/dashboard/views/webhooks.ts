@@ -6,6 +6,8 @@ import { badge, csrfField, empty, field, secretOnce, time } from '../parts.js'
 export interface WebhooksView {
   endpoints: WebhookEndpoint[]
   deliveries: WebhookDelivery[]
+  /** the endpoints the deliveries went to, removed ones included */
+  deliveryEndpoints: ReadonlyMap<string, WebhookEndpoint>
   csrfToken: string
   /** only in the answer to the creation: the one time the secret is shown */
   created?: { endpoint: WebhookEndpoint, secret: string }
@@ -34,7 +36,7 @@ ${view.created && createdPanel(view.created)}
 </section>
 <section class="card" aria-labelledby="deliveries-heading">
   <h2 id="deliveries-heading">Recent deliveries</h2>
-  ${view.deliveries.length === 0 ? empty('No deliveries yet.') : deliveryTable(view.deliveries, view.csrfToken)}
+  ${view.deliveries.length === 0 ? empty('No deliveries yet.') : deliveryTable(view.deliveries, view.deliveryEndpoints, view.csrfToken)}
 </section>
 <section class="card" aria-labelledby="verify-heading">
   <h2 id="verify-heading">Verifying a delivery</h2>
@@ -75,18 +77,35 @@ function endpointTable (endpoints: WebhookEndpoint[], csrfToken: string): SafeHt
 </table></div>`
 }
 
-function deliveryTable (deliveries: WebhookDelivery[], csrfToken: string): SafeHtml {
+function deliveryTable (deliveries: WebhookDelivery[], endpoints: ReadonlyMap<string, WebhookEndpoint>, csrfToken: string): SafeHtml {
   return html`<div class="table-wrap"><table>
-  <thead><tr><th>Created</th><th>Event</th><th>webhook-id</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Next attempt</th><th><span class="sr-only">Actions</span></th></tr></thead>
+  <thead><tr><th>Created</th><th>Event and webhook-id</th><th>Endpoint</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Next attempt</th><th><span class="sr-only">Actions</span></th></tr></thead>
   <tbody>${deliveries.map(delivery => html`<tr data-delivery-id="${delivery.id}">
     <td class="nowrap">${time(delivery.createdAt)}</td>
-    <td class="nowrap">${delivery.type}</td>
-    <td class="wamid"><code>${delivery.webhookId}</code></td>
+    <td class="wamid">${delivery.type}<br><code class="hint">${delivery.webhookId}</code></td>
+    <td class="url">${endpointCell(endpoints.get(delivery.endpointId), delivery.endpointId)}</td>
     <td>${badge(delivery.status === 'pending' ? 'PENDING' : delivery.status, delivery.status)}</td>
     <td>${delivery.attempts}</td>
-    <td>${delivery.lastResponseStatus !== null ? `HTTP ${delivery.lastResponseStatus}` : delivery.lastError ?? '—'}</td>
+    <td>${lastAnswer(delivery)}</td>
     <td class="nowrap">${delivery.status === 'pending' ? time(delivery.nextAttemptAt) : '—'}</td>
-    <td>${delivery.status !== 'pending' && html`<form method="post" action="/dashboard/webhooks/deliveries/${encodeURIComponent(delivery.id)}/replay">${csrfField(csrfToken)}<button type="submit" class="secondary small">Replay</button></form>`}</td>
+    <td class="nowrap"><div class="actions">
+      <a href="${deliveryHref(delivery.id)}">Details</a>
+      ${delivery.status !== 'pending' && html`<form method="post" action="/dashboard/webhooks/deliveries/${encodeURIComponent(delivery.id)}/replay">${csrfField(csrfToken)}<button type="submit" class="secondary small">Replay</button></form>`}
+    </div></td>
   </tr>`)}</tbody>
 </table></div>`
+}
+
+export function deliveryHref (id: string): string {
+  return `/dashboard/webhooks/deliveries/${encodeURIComponent(id)}`
+}
+
+/** The endpoint's URL, marked when it has been removed since. */
+export function endpointCell (endpoint: WebhookEndpoint | undefined, id: string): SafeHtml {
+  if (!endpoint) return html`<span class="hint">${id}</span>`
+  return html`<code>${endpoint.url}</code>${endpoint.removedAt && html` ${badge('revoked', 'removed')}`}`
+}
+
+export function lastAnswer (delivery: Pick<WebhookDelivery, 'lastResponseStatus' | 'lastError'>): string {
+  return delivery.lastResponseStatus !== null ? `HTTP ${delivery.lastResponseStatus}` : delivery.lastError ?? '—'
 }

@@ -28,7 +28,8 @@ function toAppError (error: FastifyError, bodyLimit: number, request: FastifyReq
     return invalidRequest(path ? `${path}: ${missing ? 'is required' : first?.message ?? 'is invalid'}` : error.message, path || undefined)
   }
   switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE': return payloadTooLarge(bodyLimit)
+    // the route's own limit when it has one (the webhook route's is WEBHOOK_BODY_LIMIT_BYTES), not the API's
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': return payloadTooLarge(request.routeOptions.bodyLimit ?? bodyLimit)
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return unsupportedMediaType(String(request.headers['content-type'] ?? ''))
     case 'FST_ERR_CTP_EMPTY_JSON_BODY': return invalidRequest('The request body is empty')
     case 'FST_ERR_CTP_INVALID_JSON_BODY': return invalidRequest('The request body is not valid JSON')

@@ -65,7 +65,10 @@ function openPostgres (url: string): DatabaseHandle {
     backoff: retries => Math.min(0.05 * 2 ** retries, RECONNECT_MAX_S) * (0.5 + Math.random() / 2),
     // a transaction whose client was cut off (a network partition leaves no reset) lets go of its
     // locks after a minute rather than when TCP keepalive gives up on it, hours later
-    connection: { jit: 'off', enable_seqscan: 'off', idle_in_transaction_session_timeout: 60_000 }
+    // A failing statement's parameters (message texts, phone numbers, key hashes) never reach the
+    // server's log: the one logging setting any role may set for itself (CONTRACT.md 12; the
+    // superuser-only ones, log_error_verbosity and log_min_error_statement, are the DBA's: README).
+    connection: { jit: 'off', enable_seqscan: 'off', idle_in_transaction_session_timeout: 60_000, log_parameter_max_length_on_error: 0 }
   })
   // the statements' pool, renewed once the database answers after connections failed (renewable.ts);
   // the migration lock, the health check and LISTEN keep a small client of their own

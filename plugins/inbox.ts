@@ -22,7 +22,7 @@ export default fp(async function inbox (app, options: { onApplied?: OnApplied })
     onApplied: options.onApplied,
     shared: app.database.kind === 'postgres',
     refreshNumbers (wabaId) {
-      refreshNumbers(app.connectDeps, wabaId).catch(error => app.log.warn({ wabaId, err: (error as Error).message }, 'number refresh failed'))
+      refreshNumbers(app.connectDeps, wabaId).catch(error => app.log.warn({ wabaId, err: error }, 'number refresh failed'))
     }
   })
   app.decorate('inbox', inbox)

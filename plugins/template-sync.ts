@@ -6,7 +6,7 @@ export default fp(async function templateSync (app) {
   const interval = app.config.TEMPLATE_SYNC_INTERVAL_MS
   if (interval === 0) return
   const timer = setInterval(() => {
-    syncAllTemplates(app.connectDeps, (wabaId, error) => app.log.warn({ wabaId, err: (error as Error).message }, 'template sync failed'))
+    syncAllTemplates(app.connectDeps, (wabaId, error) => app.log.warn({ wabaId, err: error }, 'template sync failed'))
       .catch(error => app.log.error({ err: error }, 'template sync failed'))
   }, interval)
   timer.unref()

@@ -20,7 +20,7 @@ const media: FastifyPluginAsyncTypebox = async function (app) {
       response: { 200: MediaUploadedSchema, ...MediaErrors }
     }
   }, async function uploadMedia (request) {
-    if (!request.isMultipart()) throw unsupportedMediaType(String(request.headers['content-type'] ?? ''))
+    if (!request.isMultipart()) throw unsupportedMediaType(request.headers['content-type'])
     return { ok: true as const, ...mediaResource(await app.mediaFiles.upload(request)) }
   })
 

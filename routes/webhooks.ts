@@ -1,17 +1,32 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { sameSecret } from '../src/crypto/constant-time.js'
-import { databaseUnavailable, forbidden, invalidRequest, unauthorized } from '../src/errors.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { databaseUnavailable, forbidden, invalidRequest, payloadTooLarge, unauthorized } from '../src/errors.js'
 import { databaseErrorCode } from '../src/webhooks/database-errors.js'
-import { validSignature } from '../src/webhooks/signature.js'
-
-// The upstream batches: a delivery can reach a few MB, far above the API's body limit.
-const WEBHOOK_BODY_LIMIT = 8 * 1024 * 1024
+import { validSignature, wellFormedSignature } from '../src/webhooks/signature.js'
 
 /** The upstream's callback (CONTRACT.md section 3). Not wrapped in fastify-plugin: its raw-body parser stays here. */
 const webhooks: FastifyPluginAsync = async function (app) {
+  const bodyLimit = app.config.WEBHOOK_BODY_LIMIT_BYTES
   // The signature covers the exact bytes: keep them, parse only after the check.
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body))
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body))
+
+  /**
+   * Before a byte of the body is read: no secret, no signature or a declared length over the limit
+   * is answered at once and the connection closed, so an unsigned or oversized body is never
+   * buffered (a body without a declared length stops at the limit as it streams in).
+   */
+  async function refuseBeforeReading (request: FastifyRequest, reply: FastifyReply) {
+    const refusal = !app.config.APP_SECRET
+      ? unauthorized('Webhook refused: APP_SECRET is not configured, so no signature can be verified')
+      : !wellFormedSignature(request.headers['x-hub-signature-256'])
+          ? unauthorized('Missing or invalid X-Hub-Signature-256')
+          : Number(request.headers['content-length'] ?? 0) > bodyLimit ? payloadTooLarge(bodyLimit, 'WEBHOOK_BODY_LIMIT_BYTES') : undefined
+    if (!refusal) return
+    reply.header('connection', 'close')
+    throw refusal
+  }
 
   app.get('/webhooks/whatsapp', async function verifySubscription (request, reply) {
     const query = request.query as Record<string, unknown>
@@ -23,7 +38,7 @@ const webhooks: FastifyPluginAsync = async function (app) {
     return reply.type('text/plain; charset=utf-8').send(challenge)
   })
 
-  app.post('/webhooks/whatsapp', { bodyLimit: WEBHOOK_BODY_LIMIT }, async function receiveWebhook (request) {
+  app.post('/webhooks/whatsapp', { bodyLimit, onRequest: refuseBeforeReading }, async function receiveWebhook (request) {
     const secret = app.config.APP_SECRET
     if (!secret) throw unauthorized('Webhook refused: APP_SECRET is not configured, so no signature can be verified')
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)

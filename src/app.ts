@@ -17,6 +17,7 @@ import pacerPlugin from '../plugins/pacer.js'
 import planPlugin from '../plugins/plan.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
 import redisPlugin from '../plugins/redis.js'
+import requestShapePlugin, { refuseUnstorableFields } from '../plugins/request-shape.js'
 import scopesPlugin from '../plugins/scopes.js'
 import senderPlugin from '../plugins/sender.js'
 import sendQueuePlugin from '../plugins/send-queue.js'
@@ -41,6 +42,7 @@ import { applyAudienceIntake, optOutKeywords } from './audience/effects.js'
 import { emitIntakeEvents } from './events/intake-events.js'
 import { recordInboundMedia } from './media/inbound.js'
 import { methodNotAllowed, notFound } from './errors.js'
+import { answerClientError, answerFrameworkError } from './http/framework-errors.js'
 import { loggerOptions } from './logger.js'
 import { trackRouteMethods } from './route-methods.js'
 
@@ -60,7 +62,10 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     // Opening the embedded database (and migrating it) on a busy small machine can take longer than
     // Fastify's default 10 s per plugin; a start that is slow is not a start that failed.
     pluginTimeout: 120_000,
-    ajv: { customOptions: { coerceTypes: false, allErrors: false } }
+    ajv: { customOptions: { coerceTypes: false, allErrors: false } },
+    // what never reaches a hook (an undecodable path, a request that is not HTTP) is answered in the envelope too
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError
   })
   const allowedMethods = trackRouteMethods(app)
 
@@ -70,6 +75,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     throw allow.length > 0 ? methodNotAllowed(allow) : notFound(`No route for ${request.method} ${request.url.split('?')[0]}`)
   })
 
+  // first of all hooks: a malformed target or a repeated header never reaches another (CONTRACT.md 12)
+  await app.register(requestShapePlugin)
   await app.register(dbPlugin, { config })
   await app.register(metricsPlugin)
   await app.register(redisPlugin)
@@ -117,6 +124,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   })
   await app.register(async function dashboard (dashboard) {
     await dashboard.register(formbody)
+    dashboard.addHook('preValidation', refuseUnstorableFields)
     await dashboard.register(sessionPlugin)
     await dashboard.register(csrfPlugin)
     await dashboard.register(dashboardRoutes, { prefix: '/dashboard' })

@@ -31,6 +31,8 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_MAX: Int(1, 600),
   RATE_LIMIT_WINDOW_MS: Int(1, 60000),
   BODY_LIMIT_BYTES: Int(1, 262144),
+  /** the webhook route's body limit before 413: the upstream batches, a delivery can reach a few MB (CONTRACT.md 12) */
+  WEBHOOK_BODY_LIMIT_BYTES: Int(1, 3145728),
   TEMPLATE_SYNC_INTERVAL_MS: Int(0, 3600000),
   /** on SIGTERM, how long sends in flight may finish; unset: the longest a send can take (shutdownGraceMs) */
   SHUTDOWN_GRACE_MS: Type.Optional(Type.Integer({ minimum: 0 })),

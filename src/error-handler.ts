@@ -16,7 +16,8 @@ export function handleError (this: { config?: { BODY_LIMIT_BYTES: number } }, er
   return reply.code(known.statusCode).send({ ok: false, error: known.message, code: known.code, ...(field && { field }), ...(id && { id }), ...(upstream && { upstream }) })
 }
 
-function toAppError (error: FastifyError, bodyLimit: number, request: FastifyRequest): AppError | undefined {
+/** What a thrown error means to the client, as an AppError (the dashboard's pages use it too); undefined for a fault of ours (500). */
+export function toAppError (error: FastifyError, bodyLimit: number, request: FastifyRequest): AppError | undefined {
   if (error instanceof AppError) return error
   // a dependency that blinked: 503 with Retry-After, never a 500 (src/faults)
   const unavailable = unavailableAnswer(error)
@@ -28,8 +29,9 @@ function toAppError (error: FastifyError, bodyLimit: number, request: FastifyReq
     return invalidRequest(path ? `${path}: ${missing ? 'is required' : first?.message ?? 'is invalid'}` : error.message, path || undefined)
   }
   switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE': return payloadTooLarge(bodyLimit)
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return unsupportedMediaType(String(request.headers['content-type'] ?? ''))
+    // the route's own limit when it has one (the webhook route's is WEBHOOK_BODY_LIMIT_BYTES), not the API's
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': return payloadTooLarge(request.routeOptions.bodyLimit ?? bodyLimit)
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return unsupportedMediaType(request.headers['content-type'])
     case 'FST_ERR_CTP_EMPTY_JSON_BODY': return invalidRequest('The request body is empty')
     case 'FST_ERR_CTP_INVALID_JSON_BODY': return invalidRequest('The request body is not valid JSON')
   }

@@ -26,11 +26,15 @@ export const notFound = (message = 'Not found') => new AppError(404, 'not_found'
 export const methodNotAllowed = (allow: string[]) =>
   new AppError(405, 'method_not_allowed', `Method not allowed; allowed: ${allow.join(', ')}`, { allow: allow.join(', ') })
 export const noActiveConnection = () => new AppError(409, 'no_active_connection', 'The workspace has no active connected number')
-export const payloadTooLarge = (limit: number) => new AppError(413, 'payload_too_large', `Request body is larger than ${limit} bytes`)
+/** 413 naming the limit in force (CONTRACT.md 12), and the setting that sets it when one route has its own. */
+export const payloadTooLarge = (limit: number, setting?: string) =>
+  new AppError(413, 'payload_too_large', `Request body is larger than ${limit} bytes${setting ? ` (${setting})` : ''}`)
 export const unsupportedEncoding = (encoding: string) =>
   new AppError(415, 'unsupported_media_type', `Unsupported Content-Encoding ${JSON.stringify(encoding)}: send the body uncompressed`)
-export const unsupportedMediaType = (type: string) =>
-  new AppError(415, 'unsupported_media_type', `Unsupported content type ${JSON.stringify(type)}: send application/json or form fields`)
+/** 415 naming the content type received (CONTRACT.md 12), or saying that none was. */
+export const unsupportedMediaType = (type: string | undefined) => new AppError(415, 'unsupported_media_type', type
+  ? `Unsupported content type ${JSON.stringify(type.slice(0, 200))}: send application/json or form fields`
+  : 'The request has a body but no Content-Type: send application/json or form fields')
 export const invalidRequest = (message: string, field?: string) => new AppError(422, 'invalid_request', message, field ? { field } : {})
 export const rateLimited = (retryAfterSeconds: number) =>
   new AppError(429, 'rate_limited', `Too many requests; retry in ${retryAfterSeconds} s`, { retryAfterSeconds })

@@ -1,10 +1,10 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { actors, audit } from '../../src/access/audit.js'
 import { spendVerification, verifyPassword } from '../../src/crypto/password.js'
 import { safeReturnPath } from '../../src/dashboard/errors.js'
 import { sendHtml } from '../../src/dashboard/page.js'
 import type { Notice } from '../../src/dashboard/parts.js'
+import { SignInThrottle } from '../../src/dashboard/sign-in-throttle.js'
 import { signInPage } from '../../src/dashboard/views/sign-in.js'
 import { normalizeEmail } from '../../src/store/users.js'
 
@@ -15,24 +15,9 @@ const SignInBodySchema = Type.Object({
   _csrf: Type.Optional(Type.String())
 })
 
-const WINDOW_MS = 15 * 60_000
-
-/** Sign-in and sign-out. Attempts are throttled per address and email, and per address, before any password is hashed. */
+/** Sign-in and sign-out. Failed attempts are throttled per address and email, and per address, before any password is hashed. */
 const signIn: FastifyPluginAsyncTypebox = async function (app) {
-  const emailOf = (request: FastifyRequest) => normalizeEmail(String((request.body as { email?: unknown }).email ?? ''))
-  const limits = [
-    app.createRateLimit({ max: 10, timeWindow: WINDOW_MS, keyGenerator: request => `signin:${request.ip}:${emailOf(request)}` }),
-    app.createRateLimit({ max: 50, timeWindow: WINDOW_MS, keyGenerator: request => `signin:${request.ip}` })
-  ]
-
-  /** Seconds to wait when a limit is exceeded; every attempt counts, successful or not. */
-  async function throttled (request: FastifyRequest): Promise<number | undefined> {
-    for (const limit of limits) {
-      const count = await limit(request)
-      if (!count.isAllowed && count.isExceeded) return Math.max(1, count.ttlInSeconds)
-    }
-    return undefined
-  }
+  const throttle = new SignInThrottle(app.redis)
 
   app.get('/login', {
     config: { dashboard: 'public' },
@@ -50,7 +35,9 @@ const signIn: FastifyPluginAsyncTypebox = async function (app) {
     const refuse = (notice: Notice, status: number) =>
       sendHtml(reply, signInPage({ csrfToken: app.signInFormToken(request, reply), email, next, notice }), status)
 
-    const retryAfter = await throttled(request)
+    // only failures count (a successful sign-in is not an attempt to guess); a limit reached refuses even the right password
+    await app.requireSharedLimits()
+    const retryAfter = await throttle.retryAfter(request.ip, normalizeEmail(email))
     if (retryAfter !== undefined) {
       reply.header('retry-after', String(retryAfter))
       const minutes = Math.ceil(retryAfter / 60)
@@ -58,7 +45,10 @@ const signIn: FastifyPluginAsyncTypebox = async function (app) {
     }
     const user = await app.users.byEmail(email)
     const valid = user ? await verifyPassword(password, user.passwordHash) : await spendVerification(password)
-    if (!user || !valid) return refuse({ kind: 'error', text: 'Email or password is incorrect.' }, 401)
+    if (!user || !valid) {
+      await throttle.countFailure(request.ip, normalizeEmail(email))
+      return refuse({ kind: 'error', text: 'Email or password is incorrect.' }, 401)
+    }
 
     await app.startSession(request, reply, user.id,
       audit.of(actors.dashboard(user.id, request.ip), 'user.signed_in', () => ({ workspaceId: user.workspaceId, target: { kind: 'user', id: user.id } })))

@@ -1,9 +1,8 @@
 import { setFlagsFromString } from 'node:v8'
-import { DrizzleQueryError } from 'drizzle-orm/errors'
-import { ConfigError, loadConfig } from '../config.js'
-import { EmbeddedDatabaseBusyError } from '../embedded-lock.js'
-import { CommandError, loadCommand, usageOf } from './command.js'
+import { loadConfig } from '../config.js'
+import { loadCommand, usageOf } from './command.js'
 import { commands } from './commands/index.js'
+import { describeFailure } from './describe-failure.js'
 import { UsageError } from './flags.js'
 import { parseInvocation } from './invocation.js'
 
@@ -35,17 +34,9 @@ async function main (argv: string[]): Promise<number> {
     return 0
   } catch (error) {
     const usage = error instanceof UsageError
-    await print(process.stderr, { ok: false, error: usage ? `usage: ${error.message}` : describe(error) })
+    await print(process.stderr, { ok: false, error: usage ? `usage: ${error.message}` : describeFailure(error) })
     return usage ? 2 : 1
   }
-}
-
-function describe (error: unknown): string {
-  if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusyError || error instanceof CommandError) return error.message
-  // A failed query's message lists its parameters, which can hold a key's hash: only the driver's reason is shown.
-  const reason = error instanceof DrizzleQueryError && error.cause ? error.cause : error
-  const message = reason instanceof Error ? reason.message : String(reason)
-  return `unexpected error: ${message.split('\n')[0]}`
 }
 
 async function print (stream: NodeJS.WriteStream, value: object): Promise<void> {

@@ -1,7 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { handleError } from '../error-handler.js'
+import { handleError, toAppError } from '../error-handler.js'
 import { AppError } from '../errors.js'
-import { unavailableAnswer } from '../faults/answer.js'
 import { signInUrl, SignInRequired } from './errors.js'
 import { html } from './html.js'
 import { bareLayout } from './layout.js'
@@ -16,8 +15,9 @@ const TITLES: Record<number, string> = { 403: 'Not allowed', 404: 'Not found', 4
 export function dashboardErrorHandler (this: FastifyInstance, thrown: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (thrown instanceof SignInRequired) return reply.redirect(signInUrl(thrown.returnTo), 303)
   if (request.routeOptions.config?.dashboard === 'json') return handleError.call(this, thrown, request, reply)
-  // a dependency that blinked is a 503 page with Retry-After, never a 500 (src/faults)
-  const error = (unavailableAnswer(thrown) ?? thrown) as FastifyError
+  // a dependency that blinked is a 503 page with Retry-After, never a 500 (src/faults); Fastify's own
+  // errors (415, 413, a bad body) in the words the API uses, never "Unsupported Media Type: undefined"
+  const error = (toAppError(thrown, this.config.BODY_LIMIT_BYTES, request) ?? thrown) as FastifyError
   const status = statusOf(error)
   if (error instanceof AppError && error.extra.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.extra.retryAfterSeconds))
   if (status === 503) request.log.warn({ code: (error as AppError).code }, 'dashboard page unavailable')

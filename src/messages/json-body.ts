@@ -57,7 +57,7 @@ function decode (raw: Buffer, charset: string, contentType: string | undefined):
   try {
     decoder = new TextDecoder(charset, { fatal: true })
   } catch {
-    throw unsupportedMediaType(contentType ?? '')
+    throw unsupportedMediaType(contentType)
   }
   try {
     return decoder.decode(raw)

@@ -6,7 +6,7 @@ import { Webhook } from 'standardwebhooks'
  * standardwebhooks package and the endpoint's secret) and prints the event's type and webhook-id —
  * ids only, never content.
  */
-export async function startDemoReceiver (): Promise<{ url: string, setSecret(secret: string): void, close(): Promise<void> }> {
+export async function startDemoReceiver (preferredPort?: number): Promise<{ port: number, url: string, setSecret(secret: string): void, close(): Promise<void> }> {
   let verifier: Webhook | undefined
   const server = createServer((request, response) => {
     const chunks: Buffer[] = []
@@ -22,9 +22,16 @@ export async function startDemoReceiver (): Promise<{ url: string, setSecret(sec
       }
     })
   })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  // the port of the last start when it is free, so the endpoint registered for it still points here
+  const listen = async (port: number) => await new Promise<boolean>(resolve => {
+    const taken = () => resolve(false)
+    server.once('error', taken)
+    server.listen(port, '127.0.0.1', () => { server.off('error', taken); resolve(true) })
+  })
+  if (!preferredPort || !await listen(preferredPort)) await listen(0)
   const { port } = server.address() as { port: number }
   return {
+    port,
     url: `http://127.0.0.1:${port}/events`,
     setSecret (secret) { verifier = new Webhook(secret) },
     async close () { await new Promise(resolve => server.close(resolve)) }

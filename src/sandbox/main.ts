@@ -39,9 +39,9 @@ async function main (): Promise<void> {
   const account = defaultAccount()
   const connection = await connectWorkspace(app.connectDeps, { workspaceId: state.workspaceId, wabaId: account.wabaId, accessToken: account.accessToken })
   if (!connection.webhook_registered) throw new Error(`webhook registration failed: ${connection.webhook_error}`)
-  const receiver = await startDemoReceiver()
-  state.webhookEndpointId = await demoEndpoint(app, state, receiver)
-  writeSandboxState(config.DATA_DIR, state)
+  const receiver = await startDemoReceiver(saved?.receiverPort)
+  const endpoint = await demoEndpoint(app, state.workspaceId, saved, receiver)
+  writeSandboxState(config.DATA_DIR, { ...state, ...endpoint, receiverPort: receiver.port })
 
   printBanner({
     baseUrl: publicUrl(config),
@@ -74,12 +74,27 @@ async function demoWorkspace (app: FastifyInstance, saved: SandboxState | undefi
   return { workspaceId: workspace.id, apiKeySecret }
 }
 
-/** Every event of the demo workspace goes to the demo receiver: the endpoint of the last start is replaced, its port having changed. */
-async function demoEndpoint (app: FastifyInstance, state: SandboxState, receiver: Awaited<ReturnType<typeof startDemoReceiver>>): Promise<string> {
-  if (state.webhookEndpointId) await app.webhooks.removeEndpoint(state.webhookEndpointId, state.workspaceId)
-  const { endpoint, secret } = await addEndpoint(app, { workspaceId: state.workspaceId, url: receiver.url })
-  receiver.setSecret(secret)
-  return endpoint.id
+// what a demo receiver's URL looks like (startDemoReceiver): endpoints of earlier starts, never one of yours
+const DEMO_RECEIVER_URL = /^http:\/\/127\.0\.0\.1:\d+\/events$/
+
+/**
+ * Every event of the demo workspace goes to the demo receiver through one endpoint, reused by every
+ * start while the receiver gets its port back; otherwise replaced. Demo endpoints of earlier starts
+ * are removed, so no dead one piles up retries.
+ */
+async function demoEndpoint (app: FastifyInstance, workspaceId: string, saved: SandboxState | undefined, receiver: Awaited<ReturnType<typeof startDemoReceiver>>): Promise<{ webhookEndpointId: string, webhookSecret: string }> {
+  const endpoints = await app.webhooks.endpoints(workspaceId)
+  const reusable = endpoints.find(endpoint => endpoint.id === saved?.webhookEndpointId && endpoint.url === receiver.url)
+  let kept = reusable && saved?.webhookSecret ? { webhookEndpointId: reusable.id, webhookSecret: saved.webhookSecret } : undefined
+  if (!kept) {
+    const { endpoint, secret } = await addEndpoint(app, { workspaceId, url: receiver.url })
+    kept = { webhookEndpointId: endpoint.id, webhookSecret: secret }
+  }
+  for (const endpoint of endpoints) {
+    if (endpoint.id !== kept.webhookEndpointId && DEMO_RECEIVER_URL.test(endpoint.url)) await app.webhooks.removeEndpoint(endpoint.id, workspaceId)
+  }
+  receiver.setSecret(kept.webhookSecret)
+  return kept
 }
 
 const DEMO_EMAIL = 'demo@outbound.test'

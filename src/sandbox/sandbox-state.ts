@@ -11,8 +11,11 @@ export interface SandboxState {
   /** the demo dashboard user's sign-in, printed on every start */
   dashboardEmail?: string
   dashboardPassword?: string
-  /** the endpoint pointing at the demo receiver of the last start (its port changes each time) */
+  /** the endpoint pointing at the demo receiver, reused by every start (with its secret) while its URL holds */
   webhookEndpointId?: string
+  webhookSecret?: string
+  /** the demo receiver's port, taken again on the next start so that the endpoint's URL stays the same */
+  receiverPort?: number
 }
 
 const FILE = 'sandbox.json'

@@ -7,18 +7,23 @@ export function answerOf (statusCode: number, text: string, retryAfter: string |
   throw rejection(statusCode, parsed, retryAfter)
 }
 
-interface GraphErrorBody { error?: { message?: string, type?: string, code?: number, error_subcode?: number, error_data?: { details?: string }, fbtrace_id?: string } }
+interface GraphErrorBody { error?: { message?: unknown, type?: unknown, code?: unknown, error_subcode?: unknown, error_data?: { details?: unknown }, fbtrace_id?: unknown } }
 
+// the upstream's words are shown to clients and operators: a text, of a readable length, or nothing
+const text = (value: unknown): string | undefined => typeof value === 'string' && value.trim() !== '' ? value.slice(0, 1000) : undefined
+
+/** An upstream error answer as an UpstreamError; fields of the wrong type (an object for a message) are left out, never printed as `[object Object]`. */
 export function rejection (httpStatus: number, body: unknown, retryAfter: string | undefined): UpstreamError {
-  const graph = (body as GraphErrorBody | undefined)?.error
-  const message = graph?.message ?? `The upstream answered HTTP ${httpStatus}`
+  const error = (body as GraphErrorBody | undefined)?.error
+  const graph = typeof error === 'object' && error !== null ? error : undefined
+  const message = text(graph?.message) ?? text(error) ?? `The upstream answered HTTP ${httpStatus}`
   return new UpstreamError('rejected', message, {
     httpStatus,
     code: typeof graph?.code === 'number' ? graph.code : undefined,
-    subcode: graph?.error_subcode,
-    type: graph?.type,
-    detail: graph?.error_data?.details,
-    fbtraceId: graph?.fbtrace_id,
+    subcode: typeof graph?.error_subcode === 'number' ? graph.error_subcode : undefined,
+    type: text(graph?.type),
+    detail: text(graph?.error_data?.details),
+    fbtraceId: text(graph?.fbtrace_id),
     retryAfterMs: parseRetryAfter(retryAfter)
   })
 }

@@ -33,6 +33,12 @@ const TEMPLATE_STATUS_OF_EVENT: Record<string, string> = { REINSTATED: 'APPROVED
  */
 export function readDelivery (parts: DeliveryParts, jobId: number, raw: Buffer, receivedAt: Date): void {
   const aside = (entry: Omit<KeptAside, 'jobId'>) => parts.keptAside.push({ jobId, ...entry })
+  // Deeper than any delivery the upstream sends: kept aside at once, before anything walks it
+  // recursively (a walk that overflows the stack would fail the batch and retry it for hours).
+  if (nestingDepth(raw) > MAX_NESTING) {
+    aside({ kind: 'rejected', reason: 'nested_too_deep', event: raw.toString('base64') })
+    return
+  }
   let body: WebhookBody
   try {
     body = JSON.parse(raw.toString('utf8'))
@@ -63,6 +69,26 @@ export function readDelivery (parts: DeliveryParts, jobId: number, raw: Buffer, 
       }
     }
   }
+}
+
+// The upstream's deepest delivery (an interactive reply inside a message inside a change) nests about 10 levels.
+export const MAX_NESTING = 64
+
+/** How deep a JSON text's objects and arrays nest, counted over its bytes without parsing (so without recursion). */
+export function nestingDepth (raw: Buffer): number {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < raw.length; i++) {
+    const byte = raw[i]
+    if (inString) {
+      if (byte === 0x5c) i++ // a backslash escapes the next byte
+      else if (byte === 0x22) inString = false
+    } else if (byte === 0x22) inString = true
+    else if (byte === 0x7b || byte === 0x5b) deepest = Math.max(deepest, ++depth)
+    else if (byte === 0x7d || byte === 0x5d) depth--
+  }
+  return deepest
 }
 
 type Aside = (entry: Omit<KeptAside, 'jobId'>) => void

@@ -7,3 +7,8 @@ export function validSignature (rawBody: Buffer, header: unknown, appSecret: str
   const expected = createHmac('sha256', appSecret).update(rawBody).digest()
   return presented.length === expected.length && timingSafeEqual(presented, expected)
 }
+
+/** Whether a signature header could be one at all (`sha256=` and 64 hex digits): checked before the body is read. */
+export function wellFormedSignature (header: unknown): boolean {
+  return typeof header === 'string' && /^sha256=[0-9a-fA-F]{64}$/.test(header)
+}

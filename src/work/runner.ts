@@ -6,6 +6,7 @@ import { faultCode, isRetryLater } from '../faults/classify.js'
 import { faultLog, type FaultLog } from '../faults/fault-log.js'
 import { faultWaitMs, untilItLands } from '../faults/retry.js'
 import { exponentialBackoff, idlePolls } from './backoff.js'
+import { safeErrorText } from '../safe-error.js'
 
 export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0]
 
@@ -96,7 +97,8 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
       return
     }
     const maxAttempts = options.maxAttempts ?? 5
-    const message = error instanceof Error ? error.message : String(error)
+    // stored and logged: a database error by its SQL state, never its parameters
+    const message = safeErrorText(error)
     const retryAt = job.attempts < maxAttempts ? new Date(Date.now() + (options.backoffMs ?? exponentialBackoff)(job.attempts)) : undefined
     await jobSql.fail(db, job.id, { error: message, retryAt, attempts: job.attempts, worker: fence })
     log.warn({ queue: job.queue, jobId: job.id, attempts: job.attempts, dead: retryAt === undefined, err: message }, retryAt ? 'job failed; retrying later' : 'job failed for good; kept as a dead letter')
@@ -167,7 +169,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
             await retryOrBury({ ...claimed[0], attempts: claimed[0].attempts + 1 }, error, options)
             return 'worked'
           }
-          log.warn({ queue: name, jobs: claimed.length, err: (error as Error).message }, 'batch failed; working its jobs one by one')
+          log.warn({ queue: name, jobs: claimed.length, err: error }, 'batch failed; working its jobs one by one')
           for (const job of claimed) await runAlone(job)
         }
         return claimed.length === options.batch ? 'full' : 'worked'

@@ -1,4 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { USER_ID } from '../resources/recipient.js'
+
+const USER_ID_PATTERN = new RegExp(USER_ID)
 
 export const COMPOSE_TYPES = ['text', 'template', 'image', 'document', 'audio', 'video', 'sticker'] as const
 
@@ -6,7 +9,7 @@ export const COMPOSE_TYPES = ['text', 'template', 'image', 'document', 'audio', 
 export const ComposeFormSchema = Type.Object({
   _csrf: Type.Optional(Type.String()),
   phone_number_id: Type.Optional(Type.String({ maxLength: 64 })),
-  to: Type.String({ maxLength: 64 }),
+  to: Type.String({ maxLength: 160 }),
   type: Type.Optional(Type.String({ maxLength: 20 })),
   body: Type.Optional(Type.String({ maxLength: 8192 })),
   preview_url: Type.Optional(Type.String({ maxLength: 10 })),
@@ -25,7 +28,9 @@ export type ComposeForm = Static<typeof ComposeFormSchema>
  * component's text parameters. It is then validated exactly as an API body.
  */
 export function messageBodyOf (form: ComposeForm): Record<string, unknown> {
-  const body: Record<string, unknown> = { to: form.to.trim(), type: form.type || 'text' }
+  // the To field takes a phone number or a business-scoped user id (CONTRACT.md 16)
+  const to = form.to.trim()
+  const body: Record<string, unknown> = { ...(USER_ID_PATTERN.test(to) ? { recipient: to } : { to }), type: form.type || 'text' }
   const put = (name: string, value: string | undefined) => { if (value !== undefined && value !== '') body[name] = value }
   put('phone_number_id', form.phone_number_id)
   put('body', form.body)

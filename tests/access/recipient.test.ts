@@ -226,6 +226,14 @@ describe('business-scoped user ids', () => {
     expect(list.body).not.toContain(`+${id}`)
     const page = await browser.get(`/dashboard/messages/${response.json().id}`)
     expect(page.body).toContain(`Message to ${id}`)
+
+    // the compose form's To takes a user id as well and sends it as recipient
+    const other = userId()
+    const composed = await browser.post('/dashboard/compose', { phone_number_id: NUMBER, to: ` ${other} `, type: 'text', body: 'from the dashboard' }, { from: '/dashboard/compose' })
+    expect(composed.statusCode).toBeLessThan(400)
+    const [record] = await ctx.gateway.app.messages.list(ctx.workspace.workspaceId, { limit: 1 })
+    expect(record).toMatchObject({ recipient: other, status: 'sent', apiKeyId: null })
+    expect(received(ctx.gateway, record.wamid!)).toMatchObject({ recipient: other })
   })
 })
 

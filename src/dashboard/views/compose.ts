@@ -33,7 +33,7 @@ ${view.result && notice(view.result)}
     <label for="field-phone_number_id">From</label>
     <select id="field-phone_number_id" name="phone_number_id">${view.numbers.map(number => html`<option value="${number.phoneNumberId}"${flag('selected', form.phone_number_id === number.phoneNumberId)}>${number.displayPhoneNumber}${number.verifiedName && ` · ${number.verifiedName}`}</option>`)}</select>
   </div>
-  ${field({ name: 'to', label: 'To', type: 'tel', value: form.to, required: true, maxlength: 16, inputmode: 'tel', autocomplete: 'off', placeholder: '+15551234567', hint: 'International format: country code and number, digits only.', error: error('to') })}
+  ${field({ name: 'to', label: 'To', type: 'text', value: form.to, required: true, maxlength: 131, autocomplete: 'off', placeholder: '+15551234567', hint: 'A phone number in international format (country code and number), or the business-scoped user id of a customer who wrote from a username (US.…).', error: error('to') ?? error('recipient') })}
   <fieldset>
     <legend>Message type</legend>
     <div class="choices">${COMPOSE_TYPES.map(value => html`<label class="choice"><input type="radio" name="type" value="${value}"${flag('checked', type === value)}> ${LABELS[value]}</label>`)}</div>

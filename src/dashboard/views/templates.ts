@@ -22,7 +22,7 @@ ${view.error && notice(view.error)}
       <td>${template.language}</td>
       <td>${template.category ?? '—'}</td>
       <td>${badge(template.status)}</td>
-      <td class="content">${bodyOf(template)}</td>
+      <td>${bodyOf(template)}</td>
       <td class="nowrap">${time(template.updatedAt)}</td>
     </tr>`)}</tbody>
   </table></div>`}

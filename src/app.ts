@@ -50,13 +50,15 @@ export interface AppOptions {
   config: Config
   /** false silences logging (tests); default: pino at config.LOG_LEVEL */
   logger?: boolean
+  /** where log lines go instead of stdout (tests that read the logs) */
+  logStream?: { write(line: string): void }
 }
 
 /** The composition root: every plugin and route the gateway has, in order. Never listens. */
 export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(config),
+    logger: options.logger === false ? false : { ...loggerOptions(config) as object, ...(options.logStream && { stream: options.logStream }) },
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,
     // Opening the embedded database (and migrating it) on a busy small machine can take longer than

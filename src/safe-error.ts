@@ -9,7 +9,7 @@ export type SafeError = {
   type: string
   /** a database error's SQLSTATE, or a system error's code (ECONNREFUSED) */
   code?: string
-  /** a database error's statement: `insert into messages`, `select from api_keys` */
+  /** a database error's statement, its verb and first table: `insert messages`, `select api_keys` */
   statement?: string
   message: string
   /** the frames only (the first line of a stack repeats the message) */

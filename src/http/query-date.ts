@@ -16,6 +16,7 @@ export function queryDate (value: string, name: string): Date {
   const refuse = (why: string) => invalidRequest(`${name}: ${why}`, name)
   if (!parts) throw refuse('is not a valid date')
   const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = parts.slice(1).map(part => part === undefined ? undefined : Number(part)) as number[]
+  if (year < 1970 || year > 9999) throw refuse('must be between 1970-01-01 and 9999-12-31')
   const calendar = new Date(Date.UTC(year, month - 1, day))
   if (calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) throw refuse('is not a day of the calendar')
   if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) throw refuse('is not a valid time of day or offset')

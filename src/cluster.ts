@@ -2,6 +2,7 @@ import cluster from 'node:cluster'
 import { availableParallelism } from 'node:os'
 import { openDatabase } from '../db/client.js'
 import { ConfigError, isEmbedded, loadConfig } from './config.js'
+import { baseUrlOf, beginningsOf, firstContact } from './first-contact.js'
 
 /**
  * `npm run start:cluster`: several gateway processes sharing one port, one PostgreSQL and one Redis.
@@ -17,6 +18,7 @@ async function primary (): Promise<void> {
 
   const database = openDatabase(config.DATABASE_URL, config.DATA_DIR)
   await database.migrate()
+  const beginnings = await beginningsOf(database.db)
   await database.close()
 
   let stopping = false
@@ -33,6 +35,7 @@ async function primary (): Promise<void> {
     })
   }
   console.log(`outbound cluster: ${workers} workers on ${config.HOST}:${config.PORT}`)
+  console.log(firstContact(config, baseUrlOf(config, null), beginnings))
 }
 
 if (cluster.isPrimary) {

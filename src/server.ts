@@ -1,6 +1,8 @@
+import cluster from 'node:cluster'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig, shutdownGraceMs } from './config.js'
 import { EmbeddedDatabaseBusyError } from './embedded-lock.js'
+import { baseUrlOf, beginningsOf, firstContact } from './first-contact.js'
 
 /**
  * The only place that listens: `npm start` (whose script `exec`s node, so the signal reaches this
@@ -13,6 +15,9 @@ async function main (): Promise<void> {
   const app = await buildApp({ config })
   if (!config.APP_SECRET) app.log.warn('APP_SECRET is not set: every webhook POST will be refused until it is')
   await app.listen({ port: config.PORT, host: config.HOST })
+  // once per start, for a person reading the terminal (a database that does not answer now: the URLs
+  // alone); a cluster's workers leave it to their primary
+  if (cluster.isPrimary) console.log(firstContact(config, baseUrlOf(config, app.server.address()), await beginningsOf(app.database.db).catch(() => ({ firstWorkspaceId: undefined, users: 1 }))))
 
   let closing = false
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,28 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
+import { describe, expect, it } from 'vitest'
+import { connectedWorkspace, type ConnectedWorkspace } from '../helpers/gateway.js'
+import { useGateway } from '../helpers/use-gateway.js'
 import { expectEnvelope } from '../messages/helpers.js'
 import { read, sendJson } from './helpers.js'
 
 interface Listed { id: string, to: string, status: string, client_reference: string | null, created_at: string }
 
 describe('GET /api/messages.php: the log, newest first, filtered and paged by an opaque cursor', () => {
-  let gateway: TestGateway
-  let workspace: ConnectedWorkspace
   let other: ConnectedWorkspace
-
-  beforeAll(async () => {
-    gateway = await startGateway({ env: { RATE_LIMIT_MAX: '100000' } })
-    workspace = await connectedWorkspace(gateway)
-    other = await connectedWorkspace(gateway)
+  const ctx = useGateway({
+    env: { RATE_LIMIT_MAX: '100000' },
+    setup: async gateway => { other = await connectedWorkspace(gateway) }
   })
-  afterAll(async () => { await gateway.close() })
 
   const sendMany = async (count: number, from: number, extra: Record<string, unknown> = {}) =>
     await Promise.all(Array.from({ length: count }, async (_, index) =>
-      (await sendJson(gateway, workspace.authorization, { to: `1555440${String(from + index).padStart(4, '0')}`, body: 'Hi', ...extra })).json().id as string))
+      (await sendJson(ctx.gateway, ctx.workspace.authorization, { to: `1555440${String(from + index).padStart(4, '0')}`, body: 'Hi', ...extra })).json().id as string))
 
   async function page (query: Record<string, string>): Promise<{ messages: Listed[], next_cursor: string | null }> {
-    const response = await read(gateway, workspace.authorization, query)
+    const response = await read(ctx.gateway, ctx.workspace.authorization, query)
     expect(response.statusCode).toBe(200)
     return response.json()
   }
@@ -49,7 +45,7 @@ describe('GET /api/messages.php: the log, newest first, filtered and paged by an
   })
 
   it('filters by status, to, since and client_reference, and never shows another workspace\'s messages', async () => {
-    const [failed] = await Promise.all([sendJson(gateway, workspace.authorization, { to: '15550000001', body: 'Hi' }), sendMany(2, 200, { client_reference: 'batch-7' })])
+    const [failed] = await Promise.all([sendJson(ctx.gateway, ctx.workspace.authorization, { to: '15550000001', body: 'Hi' }), sendMany(2, 200, { client_reference: 'batch-7' })])
     const failedId = failed.json().id
     expect((await page({ status: 'failed' })).messages.map(message => message.id)).toEqual([failedId])
     expect((await page({ to: '+15550000001' })).messages.map(message => message.id)).toEqual([failedId])
@@ -63,13 +59,13 @@ describe('GET /api/messages.php: the log, newest first, filtered and paged by an
     expect(since.messages.every(message => message.created_at >= newest.created_at)).toBe(true)
     expect((await page({ since: '2000-01-01', limit: '50' })).next_cursor).not.toBeNull()
 
-    const theirs = await read(gateway, other.authorization, {})
+    const theirs = await read(ctx.gateway, other.authorization, {})
     expect(theirs.json()).toEqual({ ok: true, messages: [], next_cursor: null })
   })
 
   it('answers 422 naming the parameter for a bad value', async () => {
     const bad = async (query: Record<string, string>, field: string) =>
-      expect(expectEnvelope(await read(gateway, workspace.authorization, query), 422, 'invalid_request').field).toBe(field)
+      expect(expectEnvelope(await read(ctx.gateway, ctx.workspace.authorization, query), 422, 'invalid_request').field).toBe(field)
     await bad({ status: 'lost' }, 'status')
     await bad({ limit: '0' }, 'limit')
     await bad({ limit: '101' }, 'limit')
@@ -79,7 +75,7 @@ describe('GET /api/messages.php: the log, newest first, filtered and paged by an
     await bad({ to: 'abc' }, 'to')
     await bad({ cursor: 'not-a-cursor' }, 'cursor')
     // a well-formed cursor we did not issue to this workspace
-    const { id } = (await sendJson(gateway, other.authorization, { to: '15554409999', body: 'Hi' })).json()
+    const { id } = (await sendJson(ctx.gateway, other.authorization, { to: '15554409999', body: 'Hi' })).json()
     await bad({ cursor: Buffer.from(`m1:${id}`).toString('base64url') }, 'cursor')
     await bad({ cursor: Buffer.from('m1:msg_doesnotexist').toString('base64url') }, 'cursor')
   })

@@ -1,35 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
+import { describe, expect, it } from 'vitest'
+import { connectedWorkspace, type ConnectedWorkspace } from '../helpers/gateway.js'
+import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
 import { expectEnvelope } from '../messages/helpers.js'
 import { read, sendJson } from './helpers.js'
 
 describe('GET /api/messages.php?id= and ?wamid=: a message and its whole history', () => {
-  let gateway: TestGateway
-  let workspace: ConnectedWorkspace
   let other: ConnectedWorkspace
-
-  beforeAll(async () => {
-    gateway = await startGateway()
-    workspace = await connectedWorkspace(gateway)
-    other = await connectedWorkspace(gateway)
-  })
-  afterAll(async () => { await gateway.close() })
+  const ctx = useGateway({ setup: async gateway => { other = await connectedWorkspace(gateway) } })
 
   it('every 200 names its record, and the record reads back by id and by wamid with the webhooks in its history', async () => {
-    const sent = await sendJson(gateway, workspace.authorization, { to: '+15552220001', body: 'Hello', client_reference: 'order-17' })
+    const sent = await sendJson(ctx.gateway, ctx.workspace.authorization, { to: '+15552220001', body: 'Hello', client_reference: 'order-17' })
     expect(sent.statusCode).toBe(200)
     const { id, wamid } = sent.json()
     expect(id).toMatch(/^msg_/)
     expect(Object.keys(sent.json())).toEqual(['ok', 'id', 'wamid', 'status'])
 
     const byId = await waitFor(async () => {
-      const answer = (await read(gateway, workspace.authorization, { id })).json()
+      const answer = (await read(ctx.gateway, ctx.workspace.authorization, { id })).json()
       return answer.message.status === 'read' && answer.message.history.length === 4 && answer
     }, { what: 'the read status in the history' })
     const message = byId.message
     expect(message).toMatchObject({
-      id, wamid, to: '15552220001', from_phone_number_id: workspace.connection.phone_numbers[0].phone_number_id, type: 'text',
+      id, wamid, to: '15552220001', from_phone_number_id: ctx.workspace.connection.phone_numbers[0].phone_number_id, type: 'text',
       status: 'read', error: null, attempts: 1, client_reference: 'order-17'
     })
     expect(Object.keys(message)).toEqual(['id', 'wamid', 'to', 'recipient_user_id', 'from_phone_number_id', 'type', 'status', 'held_reason', 'error', 'attempts', 'client_reference', 'pricing', 'created_at', 'updated_at', 'history'])
@@ -39,25 +32,25 @@ describe('GET /api/messages.php?id= and ?wamid=: a message and its whole history
     expect(times).toEqual([...times].sort((a, b) => a - b))
     expect(message.history.every((step: { error: unknown }) => step.error === null)).toBe(true)
 
-    const byWamid = (await read(gateway, workspace.authorization, { wamid })).json()
+    const byWamid = (await read(ctx.gateway, ctx.workspace.authorization, { wamid })).json()
     expect(byWamid).toEqual(byId)
   })
 
   it('a failure is in the record and in the history, its code always a string', async () => {
-    const refused = await sendJson(gateway, workspace.authorization, { to: '15550000001', body: 'Hello' })
+    const refused = await sendJson(ctx.gateway, ctx.workspace.authorization, { to: '15550000001', body: 'Hello' })
     const envelope = expectEnvelope(refused, 502, 'upstream_error')
     expect(envelope.id).toMatch(/^msg_/)
-    const { message } = (await read(gateway, workspace.authorization, { id: envelope.id as string })).json()
+    const { message } = (await read(ctx.gateway, ctx.workspace.authorization, { id: envelope.id as string })).json()
     expect(message.status).toBe('failed')
     expect(message.wamid).toBeNull()
     expect(message.error).toEqual({ code: '131026', message: expect.any(String) })
     expect(message.history.map((step: { status: string }) => step.status)).toEqual(['pending', 'failed'])
     expect(message.history[1].error.code).toBe('131026')
 
-    const late = await sendJson(gateway, workspace.authorization, { to: '15550000003', body: 'Hello' })
+    const late = await sendJson(ctx.gateway, ctx.workspace.authorization, { to: '15550000003', body: 'Hello' })
     const { id } = late.json()
     const failed = await waitFor(async () => {
-      const answer = (await read(gateway, workspace.authorization, { id })).json()
+      const answer = (await read(ctx.gateway, ctx.workspace.authorization, { id })).json()
       return answer.message.status === 'failed' && answer.message
     }, { what: 'the failed webhook' })
     expect(failed.error.code).toBe('131047')
@@ -65,15 +58,15 @@ describe('GET /api/messages.php?id= and ?wamid=: a message and its whole history
   })
 
   it('another workspace\'s message is a 404, by id and by wamid, as is an unknown one', async () => {
-    const { id, wamid } = (await sendJson(gateway, workspace.authorization, { to: '15552220002', body: 'Hello' })).json()
-    expectEnvelope(await read(gateway, other.authorization, { id }), 404, 'not_found')
-    expectEnvelope(await read(gateway, other.authorization, { wamid }), 404, 'not_found')
-    expectEnvelope(await read(gateway, workspace.authorization, { id: 'msg_unknown' }), 404, 'not_found')
+    const { id, wamid } = (await sendJson(ctx.gateway, ctx.workspace.authorization, { to: '15552220002', body: 'Hello' })).json()
+    expectEnvelope(await read(ctx.gateway, other.authorization, { id }), 404, 'not_found')
+    expectEnvelope(await read(ctx.gateway, other.authorization, { wamid }), 404, 'not_found')
+    expectEnvelope(await read(ctx.gateway, ctx.workspace.authorization, { id: 'msg_unknown' }), 404, 'not_found')
   })
 
   it('asks the same key checks as sending: 401 without a key, 403 on a plan without API access', async () => {
-    expect((await gateway.app.inject({ method: 'GET', url: '/api/messages.php?id=msg_x' })).statusCode).toBe(401)
-    const starter = await connectedWorkspace(gateway, 'starter')
-    expectEnvelope(await read(gateway, starter.authorization, {}), 403, 'plan_upgrade_required')
+    expect((await ctx.gateway.app.inject({ method: 'GET', url: '/api/messages.php?id=msg_x' })).statusCode).toBe(401)
+    const starter = await connectedWorkspace(ctx.gateway, 'starter')
+    expectEnvelope(await read(ctx.gateway, starter.authorization, {}), 403, 'plan_upgrade_required')
   })
 })

@@ -1,27 +1,19 @@
 import { randomInt } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
+import { describe, expect, it } from 'vitest'
+import { useGateway } from '../helpers/use-gateway.js'
 import { envelope, inboxDrained, messagesValue, status, textMessage, WABA_ID } from './helpers.js'
 
 // Text no btree index row can hold (3 bytes a character, no repetition to compress): only the database finds this out.
 const oversizedWamid = () => 'wamid.' + Array.from({ length: 1000 }, () => String.fromCodePoint(0x4e00 + randomInt(20000))).join('')
 
 describe('poison: a value that cannot be applied sets aside its own event only', () => {
-  let gateway: TestGateway
-  let workspace: ConnectedWorkspace
-
-  beforeAll(async () => {
-    gateway = await startGateway()
-    gateway.emulator.setStatusOptions('global', { statuses: [] })
-    workspace = await connectedWorkspace(gateway)
-  })
-  afterAll(async () => { await gateway.close() })
+  const ctx = useGateway({ setup: gateway => { gateway.emulator.setStatusOptions('global', { statuses: [] }) } })
 
   async function sent (to: string): Promise<{ id: string, wamid: string }> {
-    const response = await gateway.app.inject({ method: 'POST', url: '/api/messages.php', headers: { authorization: workspace.authorization }, payload: { to, body: 'poison test' } })
+    const response = await ctx.gateway.app.inject({ method: 'POST', url: '/api/messages.php', headers: { authorization: ctx.workspace.authorization }, payload: { to, body: 'poison test' } })
     expect(response.statusCode).toBe(200)
     const { wamid } = response.json()
-    const [record] = (await gateway.app.messages.list(workspace.workspaceId, { limit: 100 })).filter(message => message.wamid === wamid)
+    const [record] = (await ctx.gateway.app.messages.list(ctx.workspace.workspaceId, { limit: 100 })).filter(message => message.wamid === wamid)
     return { id: record.id, wamid }
   }
 
@@ -41,16 +33,16 @@ describe('poison: a value that cannot be applied sets aside its own event only',
         textMessage(oversizedWamid(), 'too long an id for an index')
       ]
     }))
-    expect(await gateway.emulator.sendWebhook(WABA_ID, body)).toBe(200)
-    expect((await inboxDrained(gateway.app)).dead).toBe(0)
+    expect(await ctx.gateway.emulator.sendWebhook(WABA_ID, body)).toBe(200)
+    expect((await inboxDrained(ctx.gateway.app)).dead).toBe(0)
 
-    const { messages, inbound, keptAside, statusEvents } = gateway.app
+    const { messages, inbound, keptAside, statusEvents } = ctx.gateway.app
     expect((await messages.get(valid.id))!.status).toBe('delivered')
     expect((await messages.get(alsoValid.id))!.status).toBe('read')
     expect((await messages.get(inMs.id))!.status).toBe('sent')
     expect((await messages.get(huge.id))!.status).toBe('sent')
     expect((await statusEvents.history(inMs.id)).map(event => event.status)).toEqual([])
-    expect((await inbound.list(workspace.workspaceId)).map(message => message.wamid)).toEqual(['wamid.in-valid'])
+    expect((await inbound.list(ctx.workspace.workspaceId)).map(message => message.wamid)).toEqual(['wamid.in-valid'])
 
     const aside = await keptAside.list({ limit: 10 })
     expect(aside.map(row => [row.kind, row.reason, row.field]).sort()).toEqual([
@@ -67,9 +59,9 @@ describe('poison: a value that cannot be applied sets aside its own event only',
   })
 
   it('keeps a body the upstream would never send (not its object) aside rather than failing it', async () => {
-    expect(await gateway.emulator.sendWebhook(WABA_ID, { object: 'page', entry: [] })).toBe(200)
-    await inboxDrained(gateway.app)
-    const [latest] = await gateway.app.keptAside.list({ limit: 1 })
+    expect(await ctx.gateway.emulator.sendWebhook(WABA_ID, { object: 'page', entry: [] })).toBe(200)
+    await inboxDrained(ctx.gateway.app)
+    const [latest] = await ctx.gateway.app.keptAside.list({ limit: 1 })
     expect(latest).toMatchObject({ kind: 'rejected', reason: 'unknown_object' })
   })
 })

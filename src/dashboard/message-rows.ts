@@ -24,7 +24,8 @@ export function messageRow (record: MessageRecord, keyNames: ReadonlyMap<string,
     href: `/dashboard/messages/${encodeURIComponent(record.id)}`,
     to: phone(record.recipient),
     type: record.type,
-    status: record.status,
+    // a queued send waiting for a reason (CONTRACT.md 14)
+    status: record.status === 'queued' && record.heldReason ? 'held' : record.status,
     created: formatTime(record.createdAt),
     updated: formatTime(record.updatedAt),
     wamid: record.wamid ?? '',
@@ -45,8 +46,15 @@ export function eventRow (event: typeof messageEvents.$inferSelect): EventRow {
 
 function detailOf (record: MessageRecord): string {
   if (record.status === 'failed') return [record.errorCode, record.errorText].filter(Boolean).join(': ')
+  if (record.status === 'queued' && record.heldReason) return `held: ${HELD_REASONS[record.heldReason]}`
   if (record.pricingCategory) return `pricing: ${record.pricingCategory}`
   return ''
+}
+
+const HELD_REASONS: Record<string, string> = {
+  messaging_limit: 'messaging_limit (waits for a free slot of the messaging limit)',
+  cooldown: 'cooldown (the recipient reached the per-user marketing cap; waits 24 h)',
+  template_paused: 'template_paused (goes when the template is approved again)'
 }
 
 function sourceOf (apiKeyId: string | null, keyNames: ReadonlyMap<string, string>): string {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { dashboardErrorHandler } from '../../src/dashboard/error-page.js'
 import { securityHeaders } from '../../src/dashboard/security-headers.js'
 import assets from './assets.js'
+import audience from './audience.js'
 import audit from './audit.js'
 import compose from './compose.js'
 import connection from './connection.js'
@@ -30,6 +31,7 @@ const dashboard: FastifyPluginAsync = async function (app) {
   await app.register(webhooks)
   await app.register(queue)
   await app.register(audit)
+  await app.register(audience)
 }
 
 export default dashboard

@@ -2,7 +2,7 @@ import { assetUrl } from './assets.js'
 import { html, type SafeHtml } from './html.js'
 import { csrfField, notice, planBadge, type Notice } from './parts.js'
 
-export type NavKey = 'overview' | 'compose' | 'messages' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks' | 'audit'
+export type NavKey = 'overview' | 'compose' | 'messages' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks' | 'audit' | 'suppressions' | 'usage'
 
 /** What every signed-in page shows around its content. */
 export interface Frame {
@@ -32,6 +32,9 @@ export function layout (frame: Frame, content: SafeHtml): SafeHtml {
   }
   const items = html`<ul>
       ${NAV.map(link)}
+      <li class="group" aria-hidden="true">Audience</li>
+      ${link(['suppressions', 'Suppressions', '/dashboard/suppressions'])}
+      ${link(['usage', 'Usage', '/dashboard/usage'])}
       <li class="group" aria-hidden="true">Developer Studio</li>
       ${link(['keys', 'API keys', '/dashboard/keys'])}
       ${link(['webhooks', 'Webhooks', '/dashboard/webhooks'])}

@@ -27,7 +27,8 @@ export function messageRow (record: MessageRecord, keyNames: ReadonlyMap<string,
     href: `/dashboard/messages/${encodeURIComponent(record.id)}`,
     to: recipientLabel(record.recipient),
     type: record.type,
-    status: record.status,
+    // a queued send waiting for a reason (CONTRACT.md 14)
+    status: record.status === 'queued' && record.heldReason ? 'held' : record.status,
     created: formatTime(record.createdAt),
     updated: formatTime(record.updatedAt),
     wamid: record.wamid ?? '',
@@ -93,7 +94,14 @@ const NO_PRICE: Record<MessageStatus, string> = {
 
 function detailOf (record: MessageRecord): string {
   if (record.status === 'failed') return errorLine(record.errorCode, record.errorText)
+  if (record.status === 'queued' && record.heldReason) return `held: ${HELD_REASONS[record.heldReason]}`
   return record.pricingCategory ? pricingText(record) : ''
+}
+
+const HELD_REASONS: Record<string, string> = {
+  messaging_limit: 'messaging_limit (waits for a free slot of the messaging limit)',
+  cooldown: 'cooldown (the recipient reached the per-user marketing cap; waits 24 h)',
+  template_paused: 'template_paused (goes when the template is approved again)'
 }
 
 function sourceOf (apiKeyId: string | null, keyNames: ReadonlyMap<string, string>): string {

@@ -1,5 +1,5 @@
 import { checkTemplateParameters } from '../audience/template-guard.js'
-import { invalidRequest, templateNotFound } from '../errors.js'
+import { invalidRequest, templateNotApproved, templateNotFound } from '../errors.js'
 import type { Template } from '../store/templates.js'
 import { checkComponents } from './components.js'
 import type { SendMessageBody } from './schemas.js'
@@ -22,6 +22,8 @@ export async function templateContent (body: SendMessageBody, templatesNamed: Te
   const synced = await templatesNamed(name)
   if (synced.length === 0) throw templateNotFound(name)
   const { code, pair } = resolveLanguage(name, body.language, synced)
+  // a status that never lets it go is named before its parameters; PAUSED may pass (a queued send waits for it)
+  if (pair && pair.status !== 'APPROVED' && pair.status !== 'PAUSED') throw templateNotApproved(name, code, pair.status)
   if (pair) checkTemplateParameters(name, code, pair.components, body.components)
   return { name, language: { code }, ...(body.components && { components: body.components }) }
 }

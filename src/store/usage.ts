@@ -25,6 +25,15 @@ export function usageStore (db: Database) {
           and created_at >= ${since.toISOString()}::timestamptz and created_at < ${until.toISOString()}::timestamptz
         group by 1 order by 1`)
       return rowsOf<{ key: string, billable: number, messages: number }>(result).map(row => ({ key: row.key, billable: Number(row.billable), messages: Number(row.messages) }))
+    },
+
+    /** Per day and category at once: the dashboard's chart. */
+    async countsByDayAndCategory (workspaceId: string, since: Date, until: Date): Promise<Array<{ day: string, category: string, billable: number, messages: number }>> {
+      const result = await db.execute(sql`select ${KEYS.day} as day, ${KEYS.category} as category, count(*) filter (where billable)::int as billable, count(*)::int as messages
+        from messages where workspace_id = ${workspaceId} and wamid is not null
+          and created_at >= ${since.toISOString()}::timestamptz and created_at < ${until.toISOString()}::timestamptz
+        group by 1, 2 order by 1, 2`)
+      return rowsOf<{ day: string, category: string, billable: number, messages: number }>(result).map(row => ({ ...row, billable: Number(row.billable), messages: Number(row.messages) }))
     }
   }
 }

@@ -25,6 +25,13 @@ function bodyOf (output: string): Record<string, unknown> {
 
 /** What each kind of example answers in the sandbox. */
 function expected (example: string): Record<string, unknown> {
+  // the audience rules (CONTRACT.md 14): each refusal is the example's point
+  if (example.includes('"to":"15550000009"')) return { ok: false, code: 'upstream_error', upstream: expect.objectContaining({ code: 131050 }) }
+  if (example.includes('"to":"+15550000009"')) return { ok: false, code: 'recipient_opted_out' }
+  if (example.includes('no_such_template')) return { ok: false, code: 'template_not_found' }
+  if (example.includes('/api/suppressions.php')) return example.includes('-X POST') ? { ok: true, suppression: expect.objectContaining({ reason: 'manual' }) } : example.includes('-X DELETE') ? { ok: true } : { ok: true, suppressions: expect.any(Array) }
+  if (example.includes('/api/limits.php')) return { ok: true, phone_numbers: expect.arrayContaining([expect.objectContaining({ messaging_limit: expect.objectContaining({ tier: 'TIER_2K', limit: 2000 }) })]) }
+  if (example.includes('/api/usage.php')) return { ok: true, rows: expect.any(Array) }
   if (example.includes('/api/media.php')) return { ok: true, media_id: expect.stringMatching(/^\d+$/), type: 'image', mime_type: 'image/png' }
   if (example.includes('Prefer: respond-async')) return { ok: true, status: 'queued', id: expect.stringMatching(/^msg_/) }
   if (example.includes('?id=')) return { ok: true, message: expect.objectContaining({ id: expect.stringMatching(/^msg_/), history: expect.any(Array) }) }

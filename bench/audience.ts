@@ -1,0 +1,117 @@
+import { sql } from 'drizzle-orm'
+import { performance } from 'node:perf_hooks'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../src/app.js'
+import { connectWorkspace } from '../src/connections/connect.js'
+import { defaultAccount, startEmulator, type Emulator } from '../src/sandbox/emulator/index.js'
+import { testConfig } from '../tests/helpers/config.js'
+import { createPostgresDatabase } from '../tests/helpers/database.js'
+import { load, machine, percentile, table } from './lib.js'
+
+// Issue 26's figures. (1) The send path with every audience check on (messaging limit, opt-outs,
+// template status) against the same gateway with them off (MESSAGING_LIMIT_CHECK=off and a
+// UTILITY template, so only the catalog read remains), in alternating rounds of
+// BENCH_AUDIENCE_SENDS template sends to distinct recipients (target: on ≥ 0.9× off). (2) GET
+// /api/usage.php's query over BENCH_AUDIENCE_RECORDS records (default 1,000,000) on PostgreSQL
+// (target ≤ 200 ms), each group. Needs BENCH_DATABASE_URL (a PostgreSQL server; a database is
+// created and dropped) for both parts.
+const SENDS = Number(process.env.BENCH_AUDIENCE_SENDS ?? 2000)
+const ROUNDS = Number(process.env.BENCH_AUDIENCE_ROUNDS ?? 3)
+const RECORDS = Number(process.env.BENCH_AUDIENCE_RECORDS ?? 1_000_000)
+const CONCURRENCY = 32
+const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+interface Gateway { app: FastifyInstance, authorization: string, close (): Promise<void> }
+
+async function gateway (emulator: Emulator, env: Record<string, string>): Promise<Gateway> {
+  const database = await createPostgresDatabase(SERVER)
+  const app = await buildApp({
+    config: testConfig({ DATABASE_URL: database.url, GRAPH_API_URL: emulator.url, APP_SECRET: emulator.appSecret, RATE_LIMIT_MAX: '10000000', THROUGHPUT_MPS: '100000', PAIR_RATE_BURST: '1000', TEMPLATE_SYNC_INTERVAL_MS: '0', NUMBER_REFRESH_INTERVAL_MS: '0', ...env }),
+    logger: false
+  })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const account = defaultAccount()
+  const workspace = await app.workspaces.create('bench', 'growth')
+  await connectWorkspace(app.connectDeps, { workspaceId: workspace.id, wabaId: account.wabaId, accessToken: account.accessToken })
+  // a tier the run cannot reach: every send takes the locked count's path
+  await app.database.db.execute(sql`update phone_numbers set messaging_limit_tier = '10000000'`)
+  app.readCache.clear()
+  const { secret } = await app.keys.create(workspace.id, 'bench')
+  return { app, authorization: `Bearer ${secret}`, async close () { await app.close(); await database.drop() } }
+}
+
+let recipient = 0
+async function round (target: Gateway): Promise<{ rate: number, p99: number }> {
+  const { latencies, seconds } = await load(SENDS, CONCURRENCY, async () => {
+    const to = `1666${String(recipient++).padStart(7, '0')}`
+    const response = await target.app.inject({ method: 'POST', url: '/api/messages.php', headers: { authorization: target.authorization, 'content-type': 'application/json' }, payload: JSON.stringify({ to, type: 'template', template: 'hello_world' }) })
+    if (response.statusCode !== 200) throw new Error(`send answered ${response.statusCode}: ${response.body}`)
+  })
+  return { rate: SENDS / seconds, p99: percentile(latencies, 99) }
+}
+
+async function sendPath (): Promise<string> {
+  const emulator = await startEmulator({ statusDelaysMs: { sent: 0, delivered: 0, read: 0 } })
+  emulator.setStatusOptions('global', { statuses: [] })
+  const on = await gateway(emulator, {})
+  const off = await gateway(emulator, { MESSAGING_LIMIT_CHECK: 'off' })
+  try {
+    const rates = { on: [] as number[], off: [] as number[] }
+    const p99 = { on: [] as number[], off: [] as number[] }
+    await round(on); await round(off) // warm-up
+    for (let index = 0; index < ROUNDS; index++) {
+      for (const [name, target] of [['off', off], ['on', on]] as const) {
+        const result = await round(target)
+        rates[name].push(result.rate)
+        p99[name].push(result.p99)
+        emulator.reset()
+      }
+    }
+    const median = (values: number[]) => percentile(values, 50)
+    return table(['send path (template, distinct recipients)', 'sends/s (median)', 'p99 ms (median)', 'of off'], [
+      ['audience checks off', median(rates.off).toFixed(0), median(p99.off).toFixed(1), '1.00×'],
+      ['audience checks on', median(rates.on).toFixed(0), median(p99.on).toFixed(1), `${(median(rates.on) / median(rates.off)).toFixed(2)}×`]
+    ])
+  } finally {
+    await on.close()
+    await off.close()
+    await emulator.close()
+  }
+}
+
+async function usageQuery (): Promise<string> {
+  const emulator = await startEmulator()
+  const target = await gateway(emulator, {})
+  try {
+    const { db } = target.app.database
+    const [{ workspace_id: workspaceId, phone_number_id: numberId }] = (await db.execute(sql`select workspace_id, phone_number_id from phone_numbers limit 1`)) as unknown as Array<{ workspace_id: string, phone_number_id: string }>
+    const started = performance.now()
+    // 30 days of records, four categories, three calling codes, most billable
+    await db.execute(sql`insert into messages (id, workspace_id, phone_number_id, recipient, type, payload, status, wamid, pricing_category, billable, created_at, updated_at)
+      select 'msg_b' || n, ${workspaceId}, ${numberId}, (array['1555','4477','5511'])[1 + n % 3] || lpad((n % 100000)::text, 7, '0'), 'template', '{}'::jsonb, 'delivered', 'wamid.b' || n,
+        (array['marketing','utility','authentication','service'])[1 + n % 4], n % 4 <> 3, now() - (n % 43200) * interval '1 minute', now()
+      from generate_series(1, ${RECORDS}) as n`)
+    await db.execute(sql`vacuum analyze messages`)
+    const loaded = (performance.now() - started) / 1000
+    const rows: (string | number)[][] = []
+    for (const group of ['day', 'category', 'country'] as const) {
+      const times: number[] = []
+      for (let index = 0; index < 5; index++) {
+        const begin = performance.now()
+        const response = await target.app.inject({ method: 'GET', url: `/api/usage.php?group=${group}`, headers: { authorization: target.authorization } })
+        if (response.statusCode !== 200) throw new Error(`usage answered ${response.statusCode}`)
+        times.push(performance.now() - begin)
+      }
+      rows.push([`GET /api/usage.php?group=${group}`, RECORDS, percentile(times, 50).toFixed(1), Math.max(...times).toFixed(1)])
+    }
+    return `${table(['usage query (PostgreSQL)', 'records', 'ms (median of 5)', 'ms (slowest)'], rows)}\n(${RECORDS} records loaded in ${loaded.toFixed(1)} s)`
+  } finally {
+    await target.close()
+    await emulator.close()
+  }
+}
+
+console.log(machine())
+console.log(await sendPath())
+console.log(await usageQuery())
+process.exit(0)

@@ -30,6 +30,7 @@ import messageReadRoutes from '../routes/message-reads.js'
 import mediaRoutes from '../routes/media.js'
 import metricsRoutes from '../routes/metrics.js'
 import messageRoutes from '../routes/messages.js'
+import campaignRoutes from '../routes/campaigns.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
 import { handleError } from './error-handler.js'
@@ -104,6 +105,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     await api.register(messageRoutes)
     await api.register(messageReadRoutes)
     await api.register(mediaRoutes)
+    await api.register(campaignRoutes)
   })
   await app.register(async function dashboard (dashboard) {
     await dashboard.register(formbody)

@@ -13,6 +13,7 @@ export function listFilters (query: MessageQuery): MessageFilters {
     to: query.to?.replace(/^\+/, ''),
     since,
     clientReference: query.client_reference,
+    campaignId: query.campaign_id,
     limit: query.limit === undefined ? 50 : Number(query.limit),
     after: query.cursor === undefined ? undefined : decodeCursor(query.cursor)
   }

@@ -9,6 +9,16 @@ import { jobSql, type Job } from '../store/jobs.js'
 import type { MessageRecord } from '../store/messages.js'
 import type { QueueDrainerStore } from '../store/queue-drainers.js'
 import { QUEUED_SENDS, type QueuedSendStore } from '../store/queued-sends.js'
+import { CAMPAIGN_SENDS } from '../store/campaigns.js'
+
+/** What the drain does with a job once its send is settled: done, given back at once, or offered again at a time. */
+export type SendOutcome = 'done' | 'requeue' | { retryAt: Date }
+
+/** The campaigns' part of a number's drain (src/campaigns/lane.ts): their messages go in the room ordinary queued sends leave. */
+export interface CampaignFeed {
+  /** Makes up to `want` more of the number's campaign recipients into queued messages; `live`: some campaign of the number still has work. */
+  feed (numberId: string, want: number): Promise<{ live: boolean, made: number }>
+}
 
 export interface NumberDrainDeps {
   db: Database
@@ -20,7 +30,8 @@ export interface NumberDrainDeps {
   log: FastifyBaseLogger
   /** records worked on at once: enough to keep the number's rate, few enough that memory stays flat however deep the queue */
   capacity: number
-  send (job: Job, record: MessageRecord | undefined): Promise<'done' | 'requeue'>
+  send (job: Job, record: MessageRecord | undefined): Promise<SendOutcome>
+  campaigns?: CampaignFeed
 }
 
 export interface NumberDrain {
@@ -51,7 +62,9 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
     const run: Promise<void> = (pairs.get(key) ?? Promise.resolve()).then(async () => {
       const outcome = await sendWaitingOutFaults(job, record)
       if (outcome === 'requeue') await jobSql.release(deps.db, [job.id], deps.worker)
-      else await complete(job.id)
+      else if (outcome === 'done') await complete(job.id)
+      // held (a campaign message at the messaging limit): offered again later, its attempt given back
+      else await jobSql.fail(deps.db, job.id, { error: 'held', retryAt: outcome.retryAt, attempts: Math.max(0, job.attempts - 1), worker: deps.worker })
     }).catch(error => {
       // the job keeps its lease until it runs out; then it is offered again and finds its record as it is
       deps.log.error({ jobId: job.id, code: faultCode(error) }, 'queued send: could not settle its job')
@@ -68,7 +81,7 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
    * waited out here, in the recipient's line, so that nothing behind it overtakes it and nothing
    * ends because of it (CONTRACT.md 12); the dispatch waits out its own (attempts.ts).
    */
-  async function sendWaitingOutFaults (job: Job, record: MessageRecord | undefined): Promise<'done' | 'requeue'> {
+  async function sendWaitingOutFaults (job: Job, record: MessageRecord | undefined): Promise<SendOutcome> {
     for (let tries = 0; ; tries++) {
       if (stopped) return 'requeue'
       try {
@@ -96,6 +109,10 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
     let unread: Job[] = []
     let waitMs = deps.pollMs
     let othersGone = false
+    // campaigns: assumed live until a feed says otherwise; fed at most once a poll unless the last feed was full
+    let campaignsLive = deps.campaigns !== undefined
+    let fedAt = 0
+    let fedFull = false
     while (!stopped) {
       try {
         if (!othersGone && await deps.drainers.leftByAnother(QUEUED_SENDS, numberId, deps.worker)) {
@@ -107,6 +124,22 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
         if (room >= minBatch || (active.size === 0 && unread.length === 0 && room > 0)) {
           unread.push(...await jobSql.lease(deps.db, QUEUED_SENDS, { worker: deps.worker, leaseMs: deps.leaseMs, limit: room, groupKey: numberId }))
         }
+        // The campaign lane (CONTRACT.md 15): only the room ordinary queued sends left, so one handed
+        // over now is leased ahead of every campaign message not yet leased.
+        const left = deps.capacity - active.size - unread.length
+        if (deps.campaigns && campaignsLive && left > 0 && (left >= minBatch || (active.size === 0 && unread.length === 0))) {
+          const campaignJobs = await jobSql.lease(deps.db, CAMPAIGN_SENDS, { worker: deps.worker, leaseMs: deps.leaseMs, limit: left, groupKey: numberId })
+          unread.push(...campaignJobs)
+          if (campaignJobs.length < left && (fedFull || Date.now() - fedAt >= deps.pollMs)) {
+            const fed = await deps.campaigns.feed(numberId, deps.capacity)
+            campaignsLive = fed.live
+            fedAt = Date.now()
+            fedFull = fed.made >= deps.capacity
+          }
+        } else if (deps.campaigns && !campaignsLive && Date.now() - fedAt >= deps.pollMs * 4) {
+          // a campaign resumed or started while this number's drain was busy with other work
+          campaignsLive = true
+        }
         const leased = unread
         const records = await deps.queuedSends.byIds(leased.map(job => job.payload.toString('utf8')))
         unread = []
@@ -116,8 +149,8 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
           active.set(job.id, job)
           start(job, byId.get(job.payload.toString('utf8')))
         }
-        if (leased.length === 0 && active.size === 0) break
-        waitMs = leased.length > 0 && leased.length < room ? deps.pollMs : deps.pollMs * 4
+        if (leased.length === 0 && active.size === 0 && !campaignsLive) break
+        waitMs = fedFull ? 0 : leased.length > 0 && leased.length < room ? deps.pollMs : deps.pollMs * 4
       } catch (error) {
         if (!isRetryLater(error)) throw error
         faults.failed(error)

@@ -1,0 +1,65 @@
+import type { MessageRecord } from '../../db/schema.js'
+import type { CampaignDispatch } from '../messages/queue.js'
+import type { CampaignStore } from '../store/campaigns.js'
+import { campaignMessage } from './payload.js'
+
+/**
+ * The messaging limit's word on one campaign message (CONTRACT.md 14): undefined to send it now, or
+ * when to offer it again. THE ONE PLACE the audience rules plug into campaigns: plugins/campaigns.ts
+ * passes their check here; without one every message goes.
+ */
+export type LimitHold = (record: MessageRecord) => Promise<{ retryAt: Date } | undefined>
+
+// Queued messages of a campaign left without a job (withdrawn at their slot while it was paused) are looked for this often.
+const ORPHANS_EVERY_MS = 5000
+
+/**
+ * The campaigns' side of the queued-send drain: recipients become queued message records a
+ * second's worth at a time (so pause, cancel and ordinary queued sends never wait behind a
+ * materialised backlog), a finished campaign is completed with its event, and the messaging limit
+ * turns a campaign `waiting_for_limit` instead of failing its messages.
+ */
+export function createCampaignLane (deps: { campaigns: CampaignStore, limitHold?: LimitHold }): CampaignDispatch {
+  const { campaigns } = deps
+  const orphansLookedAt = new Map<string, number>()
+  // the campaign's last known state under the limit: written only when it changes
+  const waiting = new Map<string, boolean>()
+
+  return {
+    liveNumbers: async () => await campaigns.liveNumbers(),
+
+    async feed (numberId, want) {
+      const live = await campaigns.liveOn(numberId)
+      let made = 0
+      let still = 0
+      for (const campaign of live) {
+        if (made < want && campaign.materialised < campaign.accepted) {
+          made += await campaigns.materialise(campaign.id, want - made, campaignMessage)
+          still += 1
+          continue
+        }
+        if (campaign.materialised < campaign.accepted) { still += 1; continue }
+        if (await campaigns.completeIfDone(campaign.id)) { orphansLookedAt.delete(campaign.id); continue }
+        still += 1
+        const lookedAt = orphansLookedAt.get(campaign.id) ?? 0
+        if (Date.now() - lookedAt >= ORPHANS_EVERY_MS) {
+          orphansLookedAt.set(campaign.id, Date.now())
+          made += await campaigns.requeueOrphans(campaign.id)
+        }
+      }
+      return { live: still > 0, made }
+    },
+
+    claim: async (messageId, worker) => await campaigns.claim(messageId, worker),
+
+    async hold (record) {
+      if (!deps.limitHold || record.campaignId === null) return undefined
+      const held = await deps.limitHold(record)
+      if (waiting.get(record.campaignId) !== (held !== undefined)) {
+        await campaigns.setWaiting(record.campaignId, held !== undefined)
+        waiting.set(record.campaignId, held !== undefined)
+      }
+      return held
+    }
+  }
+}

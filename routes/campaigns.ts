@@ -14,17 +14,20 @@ const ACTION_AUDIT = { pause: 'campaign.paused', resume: 'campaign.resumed', can
 const campaignRoutes: FastifyPluginAsyncTypebox = async function (app) {
   const { config } = app
 
-  // 409 after 401 → 429 → 403, before the body is read: creating and acting need a connected number
+  // 409 after 401 → 429 → 403, before the body is read: creating and acting need a connected number.
+  // Added when the route is, after the hooks of the key, the plan and the scopes.
   async function requireConnection (request: FastifyRequest): Promise<void> {
     const active = await app.connections.active(request.apiKey.workspaceId)
     if (!active || active.numbers.length === 0) throw noActiveConnection()
     request.activeConnection = active
   }
+  app.addHook('onRoute', function connectionFirst (route) {
+    if (route.url === '/api/campaigns.php' && route.method === 'POST') route.preParsing = [route.preParsing ?? []].flat().concat(requireConnection)
+  })
 
   app.post('/api/campaigns.php', {
     bodyLimit: config.CAMPAIGN_BODY_LIMIT_BYTES,
     config: { auth: 'apiKey', scopes: ['campaigns:write'], rateLimit: {}, plan: ['growth', 'scale'], mediaFile: 'stream' },
-    preParsing: [requireConnection],
     schema: {
       tags: ['campaigns'],
       operationId: 'createOrActOnCampaign',

@@ -61,7 +61,8 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
     const key = record?.recipient ?? `job:${job.id}`
     const run: Promise<void> = (pairs.get(key) ?? Promise.resolve()).then(async () => {
       const outcome = await sendWaitingOutFaults(job, record)
-      if (outcome === 'requeue') await jobSql.release(deps.db, [job.id], deps.worker)
+      // given back because this process is stopping: lease nothing more (leasing it again would spin until the drain is stopped)
+      if (outcome === 'requeue') { stopped = true; await jobSql.release(deps.db, [job.id], deps.worker) }
       else if (outcome === 'done') await complete(job.id)
       // held (a campaign message at the messaging limit): offered again later, its attempt given back
       else await jobSql.fail(deps.db, job.id, { error: 'held', retryAt: outcome.retryAt, attempts: Math.max(0, job.attempts - 1), worker: deps.worker })

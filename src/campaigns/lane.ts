@@ -8,7 +8,7 @@ import { campaignMessage } from './payload.js'
  * when to offer it again. THE ONE PLACE the audience rules plug into campaigns: plugins/campaigns.ts
  * passes their check here; without one every message goes.
  */
-export type LimitHold = (record: MessageRecord) => Promise<{ retryAt: Date } | undefined>
+export type LimitHold = (record: MessageRecord) => Promise<{ later: Date } | undefined>
 
 // Queued messages of a campaign left without a job (withdrawn at their slot while it was paused) are looked for this often.
 const ORPHANS_EVERY_MS = 5000

@@ -11,9 +11,6 @@ import type { QueueDrainerStore } from '../store/queue-drainers.js'
 import { QUEUED_SENDS, type QueuedSendStore } from '../store/queued-sends.js'
 import { CAMPAIGN_SENDS } from '../store/campaigns.js'
 
-/** What the drain does with a job once its send is settled: done, given back at once, or offered again at a time. */
-export type SendOutcome = 'done' | 'requeue' | { retryAt: Date }
-
 /** The campaigns' part of a number's drain (src/campaigns/lane.ts): their messages go in the room ordinary queued sends leave. */
 export interface CampaignFeed {
   /** Makes up to `want` more of the number's campaign recipients into queued messages; `live`: some campaign of the number still has work. */
@@ -33,6 +30,9 @@ export interface NumberDrainDeps {
   send (job: Job, record: MessageRecord | undefined): Promise<SendOutcome>
   campaigns?: CampaignFeed
 }
+
+/** done: the job is finished; requeue: given back as it was; later: held, to be looked at again then. */
+export type SendOutcome = 'done' | 'requeue' | { later: Date }
 
 export interface NumberDrain {
   done: Promise<void>
@@ -64,8 +64,7 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
       // given back because this process is stopping: lease nothing more (leasing it again would spin until the drain is stopped)
       if (outcome === 'requeue') { stopped = true; await jobSql.release(deps.db, [job.id], deps.worker) }
       else if (outcome === 'done') await complete(job.id)
-      // held (a campaign message at the messaging limit): offered again later, its attempt given back
-      else await jobSql.fail(deps.db, job.id, { error: 'held', retryAt: outcome.retryAt, attempts: Math.max(0, job.attempts - 1), worker: deps.worker })
+      else await jobSql.defer(deps.db, [job.id], deps.worker, outcome.later)
     }).catch(error => {
       // the job keeps its lease until it runs out; then it is offered again and finds its record as it is
       deps.log.error({ jobId: job.id, code: faultCode(error) }, 'queued send: could not settle its job')

@@ -20,8 +20,8 @@ export interface CampaignDispatch extends CampaignFeed {
   liveNumbers (): Promise<string[]>
   /** the record moves to `sending` only while its campaign is dispatching (a pause stops it at its slot) */
   claim (messageId: string, worker: string): Promise<boolean>
-  /** undefined: send it now; else it waits, unsent and unexpired, until `retryAt` (the messaging limit) */
-  hold (record: MessageRecord): Promise<{ retryAt: Date } | undefined>
+  /** undefined: send it now; else it waits, unsent and unexpired, until `later` (the messaging limit) */
+  hold (record: MessageRecord): Promise<{ later: Date } | undefined>
 }
 
 // A campaign message never expires while it waits (CONTRACT.md 15): its pacing deadline is only a bound on one wait.
@@ -131,6 +131,8 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
       return 'done'
     }
     if (campaigns) {
+      // THE MESSAGING-LIMIT PLUG POINT of campaign messages (CONTRACT.md 14, 15): held → the campaign
+      // shows waiting_for_limit and the message waits, unexpired; see src/campaigns/lane.ts
       const held = await campaigns.hold(record)
       if (held) return held
     }

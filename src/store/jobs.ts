@@ -128,6 +128,13 @@ export const jobSql = {
       where locked_by = ${worker} and status = 'running' and id = ${anyOf(ids, 'bigint')}`)
   },
 
+  /** Gives a leased job back to run again at `runAt` (a held queued send), its attempt not counted. */
+  async defer (db: Executor, ids: number[], worker: string, runAt: Date): Promise<void> {
+    if (ids.length === 0) return
+    await db.execute(sql`update jobs set status = 'ready', run_at = ${runAt.toISOString()}::timestamptz, attempts = greatest(attempts - 1, 0), locked_by = null, locked_until = null
+      where locked_by = ${worker} and status = 'running' and id = ${anyOf(ids, 'bigint')}`)
+  },
+
   /** Dead letters back to ready, with a fresh count of attempts. */
   async replayDead (db: Executor, queue: string, ids?: number[]): Promise<number> {
     const only = ids ? sql`and id = ${anyOf(ids, 'bigint')}` : sql``

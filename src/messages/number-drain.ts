@@ -39,6 +39,8 @@ export interface NumberDrain {
   /** Leases nothing more; what waits behind its recipient's earlier send goes back to the queue. */
   stop (): void
   jobIds (): number[]
+  /** Looks for work now (an ordinary queued send handed over in this process) rather than at its next turn. */
+  poke (): void
 }
 
 /**
@@ -126,7 +128,8 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
         }
         // The campaign lane (CONTRACT.md 15): only the room ordinary queued sends left, so one handed
         // over now is leased ahead of every campaign message not yet leased.
-        const left = deps.capacity - active.size - unread.length
+        // Campaign messages leave a quarter of the capacity free: a queued send handed over is leased at once.
+        const left = deps.capacity - minBatch - active.size - unread.length
         if (deps.campaigns && campaignsLive && left > 0 && (left >= minBatch || (active.size === 0 && unread.length === 0))) {
           const campaignJobs = await jobSql.lease(deps.db, CAMPAIGN_SENDS, { worker: deps.worker, leaseMs: deps.leaseMs, limit: left, groupKey: numberId })
           unread.push(...campaignJobs)
@@ -172,6 +175,7 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
       stopped = true
       wake?.()
     },
-    jobIds: () => [...active.keys()]
+    jobIds: () => [...active.keys()],
+    poke () { wake?.() }
   }
 }

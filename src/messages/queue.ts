@@ -161,6 +161,7 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
     wake () {
       polls.reset()
       schedule(0)
+      for (const drain of drains.values()) drain.poke()
     },
     async stop () {
       stopped = true

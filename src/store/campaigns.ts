@@ -70,6 +70,12 @@ export function campaignStore (db: Database) {
       return created
     },
 
+    /** Any workspace's campaign (the operator's command line). */
+    async find (id: string): Promise<{ campaign: CampaignRecord, counts: CampaignCounts } | undefined> {
+      const [row] = await db.select().from(campaigns).where(eq(campaigns.id, id))
+      return row ? await withCounts(db, row) : undefined
+    },
+
     async get (workspaceId: string, id: string): Promise<{ campaign: CampaignRecord, counts: CampaignCounts } | undefined> {
       const [row] = await db.select().from(campaigns).where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId)))
       return row ? await withCounts(db, row) : undefined

@@ -1,5 +1,6 @@
 import type { Command } from '../command.js'
 import { auditList } from './audit.js'
+import { campaignsAct, campaignsList, campaignsShow } from './campaigns.js'
 import { connect, disconnect, templatesSync } from './connection.js'
 import { keysCreate, keysList, keysRevoke } from './keys.js'
 import { inboundList, messagesList } from './lists.js'
@@ -27,5 +28,10 @@ export const commands: Record<string, Command> = {
   'webhooks remove': webhooksRemove,
   'webhooks deliveries': webhooksDeliveries,
   'webhooks replay': webhooksReplay,
-  'audit list': auditList
+  'audit list': auditList,
+  'campaigns list': campaignsList,
+  'campaigns show': campaignsShow,
+  'campaigns pause': campaignsAct('pause'),
+  'campaigns resume': campaignsAct('resume'),
+  'campaigns cancel': campaignsAct('cancel')
 }

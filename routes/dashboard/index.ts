@@ -3,6 +3,7 @@ import { dashboardErrorHandler } from '../../src/dashboard/error-page.js'
 import { securityHeaders } from '../../src/dashboard/security-headers.js'
 import assets from './assets.js'
 import audit from './audit.js'
+import campaigns from './campaigns.js'
 import compose from './compose.js'
 import connection from './connection.js'
 import inbound from './inbound.js'
@@ -30,6 +31,7 @@ const dashboard: FastifyPluginAsync = async function (app) {
   await app.register(webhooks)
   await app.register(queue)
   await app.register(audit)
+  await app.register(campaigns)
 }
 
 export default dashboard

@@ -33,7 +33,7 @@ describe('campaigns: CSV upload', () => {
   })
 
   it('the fields may follow the file; a BOM is no part of the header', async () => {
-    const response = await uploadCampaign(ctx.gateway, ctx.workspace, [], '\uFEFFto\n+17772000001\n')
+    const response = await uploadCampaign(ctx.gateway, ctx.workspace, [['name', 'No template']], '\uFEFFto\n+17772000001\n')
     // no template field at all: 422 naming it
     expect(expectEnvelope(response, 422, 'invalid_request').field).toBe('template')
     const ok = await uploadCampaign(ctx.gateway, ctx.workspace, fields('hello_world'), '\uFEFFto\n+17772000001\n+17772000002\n')

@@ -3,6 +3,8 @@ import { rowsOf, type Database } from '../../db/client.js'
 import { campaignRecipients, campaigns, type CampaignRecord, type CampaignStatus } from '../../db/schema.js'
 import { campaignCounts, campaignView, type CampaignCounts, type MessageTally } from '../resources/campaign.js'
 import type { AlsoInTransaction } from './also.js'
+import { anyOf } from './any-of.js'
+import { createBatcher } from './batcher.js'
 import { jobSql, type Executor } from './jobs.js'
 import { emitEvents, outboxCommitted } from './outbox.js'
 
@@ -34,6 +36,16 @@ export function campaignStore (db: Database) {
   async function withCounts (executor: Executor, campaign: CampaignRecord): Promise<{ campaign: CampaignRecord, counts: CampaignCounts }> {
     return { campaign, counts: campaignCounts(campaign, await tally(executor, campaign.id)) }
   }
+
+  // Claims at their slots share one statement: at a campaign's rate one update each would crowd out every other query.
+  const claims = createBatcher(async (batch: Array<{ id: string, dispatcherId: string }>) => {
+    const result = await db.execute(sql`update messages set status = 'sending', dispatcher_id = ${batch[0].dispatcherId}, updated_at = now()
+      where id = ${anyOf(batch.map(item => item.id))} and status = 'queued'
+        and exists (select 1 from campaigns c where c.id = messages.campaign_id and c.status in ('running', 'waiting_for_limit'))
+      returning id`)
+    const taken = new Set(rowsOf<{ id: string }>(result).map(row => row.id))
+    return batch.map(item => taken.has(item.id))
+  }, { maxBatch: 100 })
 
   async function lock (tx: Tx, campaignId: string): Promise<CampaignRecord | undefined> {
     const [row] = await tx.select().from(campaigns).where(eq(campaigns.id, campaignId)).for('update')
@@ -197,11 +209,7 @@ export function campaignStore (db: Database) {
 
     /** The record moves to `sending` under this process only while its campaign is dispatching: a pause stops it at its slot. */
     async claim (messageId: string, dispatcherId: string): Promise<boolean> {
-      const result = await db.execute(sql`update messages set status = 'sending', dispatcher_id = ${dispatcherId}, updated_at = now()
-        where id = ${messageId} and status = 'queued'
-          and exists (select 1 from campaigns c where c.id = messages.campaign_id and c.status in ('running', 'waiting_for_limit'))
-        returning id`)
-      return rowsOf(result).length > 0
+      return await claims({ id: messageId, dispatcherId })
     }
   }
 }

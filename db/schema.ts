@@ -119,6 +119,8 @@ export const messages = pgTable('messages', {
   dispatcherId: text('dispatcher_id'),
   /** the caller's own reference, returned and filterable (CONTRACT.md 7) */
   clientReference: text('client_reference'),
+  /** the campaign that made this record (CONTRACT.md 15); null for a message sent on its own */
+  campaignId: text('campaign_id'),
   /** the Idempotency-Key that created the record; kept after the key itself expires, for the dashboard */
   idempotencyKey: text('idempotency_key'),
   /** when our dispatch ended sent or failed: the record's own steps in its history (the webhook events have theirs) */
@@ -147,7 +149,9 @@ export const messages = pgTable('messages', {
   index('messages_queued').on(table.workspaceId, table.phoneNumberId, table.createdAt).where(sql`status = 'queued'`),
   // GET /api/usage.php: an index-only scan of the workspace's accepted sends in a period (the
   // migration adds INCLUDE (pricing_category, billable, recipient), which drizzle cannot write)
-  index('messages_usage').on(table.workspaceId, table.createdAt).where(sql`wamid is not null`)
+  index('messages_usage').on(table.workspaceId, table.createdAt).where(sql`wamid is not null`),
+  index('messages_campaign_status').on(table.campaignId, table.status).where(sql`campaign_id is not null`),
+  index('messages_campaign_created').on(table.campaignId, table.createdAt, table.id).where(sql`campaign_id is not null`)
 ])
 /** A log record as a select returns it: the type every room shares, from the store up (src/resources builds the API's shapes from it). */
 export type MessageRecord = typeof messages.$inferSelect
@@ -462,3 +466,46 @@ export const templateResyncs = pgTable('template_resyncs', {
   wabaId: text('waba_id').primaryKey(),
   at: timestamp('at', { withTimezone: true }).notNull()
 })
+export const CAMPAIGN_STATUSES = ['scheduled', 'running', 'paused', 'waiting_for_limit', 'completed', 'cancelled'] as const
+export type CampaignStatus = typeof CAMPAIGN_STATUSES[number]
+
+/**
+ * A campaign (CONTRACT.md 15): one template to many recipients. Its recipients wait in
+ * campaign_recipients; `materialised` is how many of them (in row order) have a message record yet.
+ */
+export const campaigns = pgTable('campaigns', {
+  id: id(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  apiKeyId: text('api_key_id'),
+  name: text('name').notNull(),
+  status: text('status').$type<CampaignStatus>().notNull(),
+  template: text('template').notNull(),
+  language: text('language').notNull(),
+  category: text('category'),
+  phoneNumberId: text('phone_number_id').notNull(),
+  sendAt: timestamp('send_at', { withTimezone: true }).notNull(),
+  /** distinct recipients to send to, rows refused, recipients skipped (opted out) */
+  accepted: integer('accepted').notNull(),
+  rejected: integer('rejected').notNull(),
+  skipped: integer('skipped').notNull(),
+  /** the first 100 rejected rows: [{row, field, error}] */
+  rejections: jsonb('rejections').$type<Array<{ row: number, field: string, error: string }>>().notNull().default([]),
+  materialised: integer('materialised').notNull().default(0),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+  completedAt: timestamp('completed_at', { withTimezone: true })
+}, table => [
+  index('campaigns_workspace_created').on(table.workspaceId, table.createdAt, table.id),
+  index('campaigns_live_number').on(table.phoneNumberId, table.sendAt).where(sql`status in ('scheduled', 'running', 'waiting_for_limit')`)
+])
+export type CampaignRecord = typeof campaigns.$inferSelect
+
+/** A campaign's recipients in row order (n from 0), each with its own variables: made into messages a batch at a time. */
+export const campaignRecipients = pgTable('campaign_recipients', {
+  campaignId: text('campaign_id').notNull(),
+  n: integer('n').notNull(),
+  recipient: text('recipient').notNull(),
+  /** the body's parameters: positional (array) or named (object) */
+  variables: jsonb('variables').$type<string[] | Record<string, string>>(),
+  clientReference: text('client_reference')
+}, table => [primaryKey({ columns: [table.campaignId, table.n] })])

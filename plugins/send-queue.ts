@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import { serviceUnavailable } from '../src/errors.js'
+import { createCampaignLane } from '../src/campaigns/lane.js'
 import { createSendQueue } from '../src/messages/queue.js'
 import type { KeyToTake, MessageRecord, PendingMessage } from '../src/store/messages.js'
 
@@ -7,7 +8,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Queued sends (CONTRACT.md 9): hand a message over; this process drains the numbers it holds. */
     /** null when the Idempotency-Key to take is held by another record: nothing was queued */
-    sendQueue: { handOver (message: PendingMessage, take?: KeyToTake): Promise<MessageRecord | null> }
+    sendQueue: {
+      handOver (message: PendingMessage, take?: KeyToTake): Promise<MessageRecord | null>
+      /** Looks for work now: a campaign created, resumed or due (CONTRACT.md 15) */
+      wake (): void
+    }
   }
 }
 
@@ -33,7 +38,9 @@ export default fp(async function sendQueue (app) {
     maxAgeMs: config.QUEUE_MAX_AGE_MS,
     throughputMps: config.THROUGHPUT_MPS,
     pollMs: POLL_MS,
-    singleProcess: app.database.kind !== 'postgres'
+    singleProcess: app.database.kind !== 'postgres',
+    // campaign messages: the lane behind queued sends (src/campaigns/lane.ts)
+    campaigns: createCampaignLane({ campaigns: app.campaigns })
   })
   const counts = new Map<string, { count: number, readAt: number }>()
 
@@ -56,7 +63,8 @@ export default fp(async function sendQueue (app) {
       if (!record) { known.count -= 1; return null }
       queue.wake()
       return record
-    }
+    },
+    wake () { queue.wake() }
   })
   app.addHook('onReady', async function startDraining () { queue.start() })
   // after dispatch's preClose has stopped the queued sends' waits (they go back to the queue)

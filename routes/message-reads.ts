@@ -17,7 +17,7 @@ const messageReads: FastifyPluginAsyncTypebox = async function (app) {
       tags: ['messages'],
       summary: 'Read a message and its status history, or list messages',
       description: 'Needs a key with the messages:read scope. With id or wamid: that message and its whole history (404 for an unknown id or another workspace\'s message). ' +
-        'Without: messages newest first, filtered by status, to, recipient_user_id, since and client_reference; page with next_cursor.',
+        'Without: messages newest first, filtered by status, to, recipient_user_id, since, client_reference and campaign_id; page with next_cursor.',
       security: [{ apiKey: [] }],
       querystring: MessageQuerySchema,
       response: {

@@ -35,6 +35,7 @@ import mediaRoutes from '../routes/media.js'
 import metricsRoutes from '../routes/metrics.js'
 import messageRoutes from '../routes/messages.js'
 import suppressionRoutes from '../routes/suppressions.js'
+import campaignRoutes from '../routes/campaigns.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
 import { handleError } from './error-handler.js'
@@ -123,6 +124,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     await api.register(mediaRoutes)
     await api.register(suppressionRoutes)
     await api.register(audienceReportRoutes)
+    await api.register(campaignRoutes)
   })
   await app.register(async function dashboard (dashboard) {
     await dashboard.register(formbody)

@@ -56,6 +56,8 @@ export const ConfigSchema = Type.Object({
   SERVICE_WINDOW_CHECK: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   /** the largest file part a media upload (or a send carrying its file) may have before 413 (CONTRACT.md 13) */
   MEDIA_MAX_BYTES: Int(1, 104857600),
+  /** the body limit of POST /api/campaigns.php, JSON or a CSV upload (CONTRACT.md 15) */
+  CAMPAIGN_BODY_LIMIT_BYTES: Int(1, 67108864),
   /** where inbound media are mirrored, content-addressed; default DATA_DIR/media (see mediaDir) */
   MEDIA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   /** on: inbound media are downloaded at receipt and served from MEDIA_DIR; off: fetched from the upstream on each download */

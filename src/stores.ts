@@ -1,6 +1,7 @@
 import type { Database } from '../db/client.js'
 import { apiKeyStore } from './store/api-keys.js'
 import { auditLogStore } from './store/audit-log.js'
+import { campaignStore } from './store/campaigns.js'
 import { connectionStore } from './store/connections.js'
 import { idempotencyKeyStore } from './store/idempotency-keys.js'
 import { inboundStore } from './store/inbound.js'
@@ -58,7 +59,8 @@ export function createStores (db: Database) {
     messagingLimit: messagingLimitStore(db),
     holds: holdStore(db),
     templateResyncs: templateResyncStore(db),
-    usage: usageStore(db)
+    usage: usageStore(db),
+    campaigns: campaignStore(db)
   }
 }
 

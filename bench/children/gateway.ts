@@ -19,7 +19,7 @@ const url = await app.listen({ port: 0, host: '127.0.0.1' })
 // the send. A measurement, never a deployment: no record is written.
 if (process.env.BENCH_GATEWAY_ABLATION === 'no-writes') {
   app.messages.createPending = async message => ({
-    ...message, apiKeyId: message.apiKeyId ?? null, dispatcherId: message.dispatcherId ?? null, clientReference: message.clientReference ?? null,
+    ...message, apiKeyId: message.apiKeyId ?? null, dispatcherId: message.dispatcherId ?? null, clientReference: message.clientReference ?? null, campaignId: null,
     status: 'pending', wamid: null, errorCode: null, errorText: null, attempts: 0, pricingCategory: null, idempotencyKey: null,
     sentAt: null, failedAt: null, queuedAt: null, sendingAt: null, createdAt: new Date(), updatedAt: new Date(), heldReason: null, heldSince: null, heldMs: 0, pricing: null, billable: null
   })

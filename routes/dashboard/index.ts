@@ -4,6 +4,7 @@ import { securityHeaders } from '../../src/dashboard/security-headers.js'
 import assets from './assets.js'
 import audience from './audience.js'
 import audit from './audit.js'
+import campaigns from './campaigns.js'
 import compose from './compose.js'
 import connection from './connection.js'
 import inbound from './inbound.js'
@@ -32,6 +33,7 @@ const dashboard: FastifyPluginAsync = async function (app) {
   await app.register(queue)
   await app.register(audit)
   await app.register(audience)
+  await app.register(campaigns)
 }
 
 export default dashboard

@@ -2,7 +2,7 @@ import { assetUrl } from './assets.js'
 import { html, type SafeHtml } from './html.js'
 import { csrfField, notice, planBadge, type Notice } from './parts.js'
 
-export type NavKey = 'overview' | 'compose' | 'messages' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks' | 'audit' | 'suppressions' | 'usage'
+export type NavKey = 'overview' | 'compose' | 'messages' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks' | 'audit' | 'suppressions' | 'usage' | 'campaigns'
 
 /** What every signed-in page shows around its content. */
 export interface Frame {
@@ -18,6 +18,7 @@ const NAV: [NavKey, string, string][] = [
   ['overview', 'Overview', '/dashboard'],
   ['compose', 'Send a message', '/dashboard/compose'],
   ['messages', 'Messages', '/dashboard/messages'],
+  ['campaigns', 'Campaigns', '/dashboard/campaigns'],
   ['inbound', 'Inbound', '/dashboard/inbound'],
   ['templates', 'Templates', '/dashboard/templates'],
   ['connection', 'Connection', '/dashboard/connection']

@@ -46,7 +46,7 @@ export interface DispatchOptions {
    * deadline is its expiry; a dependency that blinks is waited out. Rejects with QueuedSendLeft
    * when the record was left as it was.
    */
-  queued?: { claim (): Promise<boolean> }
+  queued?: { claim (): Promise<boolean>, lane?: 'campaign' }
 }
 
 export type Dispatch = (record: MessageRecord, options: DispatchOptions) => Promise<{ wamid: string }>
@@ -69,7 +69,7 @@ export function createDispatcher (deps: DispatchDeps): Dispatch {
       return await attemptUntilDone({
         pacer: deps.pacer,
         ticket: { numberId: record.phoneNumberId, recipient: record.recipient, mps: throughputOf(options.throughputLevel, deps.limits.throughputMps) },
-        lane: queued ? 'queued' : 'live',
+        lane: queued ? queued.lane ?? 'queued' : 'live',
         deadline,
         maxAttempts: deps.limits.maxAttempts,
         run,

@@ -12,6 +12,7 @@ export function listFilters (query: MessageQuery): MessageFilters {
     recipientUserId: query.recipient_user_id,
     since,
     clientReference: query.client_reference,
+    campaignId: query.campaign_id,
     limit: query.limit ?? 50,
     after: query.cursor === undefined ? undefined : decodeCursor(query.cursor)
   }

@@ -9,6 +9,13 @@ import { jobSql, type Job } from '../store/jobs.js'
 import type { MessageRecord } from '../store/messages.js'
 import type { QueueDrainerStore } from '../store/queue-drainers.js'
 import { QUEUED_SENDS, type QueuedSendStore } from '../store/queued-sends.js'
+import { CAMPAIGN_SENDS } from '../store/campaigns.js'
+
+/** The campaigns' part of a number's drain (src/campaigns/lane.ts): their messages go in the room ordinary queued sends leave. */
+export interface CampaignFeed {
+  /** Makes up to `want` more of the number's campaign recipients into queued messages; `live`: some campaign of the number still has work. */
+  feed (numberId: string, want: number): Promise<{ live: boolean, made: number }>
+}
 
 export interface NumberDrainDeps {
   db: Database
@@ -21,6 +28,7 @@ export interface NumberDrainDeps {
   /** records worked on at once: enough to keep the number's rate, few enough that memory stays flat however deep the queue */
   capacity: number
   send (job: Job, record: MessageRecord | undefined): Promise<SendOutcome>
+  campaigns?: CampaignFeed
 }
 
 /** done: the job is finished; requeue: given back as it was; later: held, to be looked at again then. */
@@ -31,6 +39,8 @@ export interface NumberDrain {
   /** Leases nothing more; what waits behind its recipient's earlier send goes back to the queue. */
   stop (): void
   jobIds (): number[]
+  /** Looks for work now (an ordinary queued send handed over in this process) rather than at its next turn. */
+  poke (): void
 }
 
 /**
@@ -53,7 +63,8 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
     const key = record?.recipient ?? `job:${job.id}`
     const run: Promise<void> = (pairs.get(key) ?? Promise.resolve()).then(async () => {
       const outcome = await sendWaitingOutFaults(job, record)
-      if (outcome === 'requeue') await jobSql.release(deps.db, [job.id], deps.worker)
+      // given back because this process is stopping: lease nothing more (leasing it again would spin until the drain is stopped)
+      if (outcome === 'requeue') { stopped = true; await jobSql.release(deps.db, [job.id], deps.worker) }
       else if (outcome === 'done') await complete(job.id)
       else await jobSql.defer(deps.db, [job.id], deps.worker, outcome.later)
     }).catch(error => {
@@ -100,6 +111,10 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
     let unread: Job[] = []
     let waitMs = deps.pollMs
     let othersGone = false
+    // campaigns: assumed live until a feed says otherwise; fed at most once a poll unless the last feed was full
+    let campaignsLive = deps.campaigns !== undefined
+    let fedAt = 0
+    let fedFull = false
     while (!stopped) {
       try {
         if (!othersGone && await deps.drainers.leftByAnother(QUEUED_SENDS, numberId, deps.worker)) {
@@ -111,6 +126,23 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
         if (room >= minBatch || (active.size === 0 && unread.length === 0 && room > 0)) {
           unread.push(...await jobSql.lease(deps.db, QUEUED_SENDS, { worker: deps.worker, leaseMs: deps.leaseMs, limit: room, groupKey: numberId }))
         }
+        // The campaign lane (CONTRACT.md 15): only the room ordinary queued sends left, so one handed
+        // over now is leased ahead of every campaign message not yet leased.
+        // Campaign messages leave a quarter of the capacity free: a queued send handed over is leased at once.
+        const left = deps.capacity - minBatch - active.size - unread.length
+        if (deps.campaigns && campaignsLive && left > 0 && (left >= minBatch || (active.size === 0 && unread.length === 0))) {
+          const campaignJobs = await jobSql.lease(deps.db, CAMPAIGN_SENDS, { worker: deps.worker, leaseMs: deps.leaseMs, limit: left, groupKey: numberId })
+          unread.push(...campaignJobs)
+          if (campaignJobs.length < left && (fedFull || Date.now() - fedAt >= deps.pollMs)) {
+            const fed = await deps.campaigns.feed(numberId, deps.capacity)
+            campaignsLive = fed.live
+            fedAt = Date.now()
+            fedFull = fed.made >= deps.capacity
+          }
+        } else if (deps.campaigns && !campaignsLive && Date.now() - fedAt >= deps.pollMs * 4) {
+          // a campaign resumed or started while this number's drain was busy with other work
+          campaignsLive = true
+        }
         const leased = unread
         const records = await deps.queuedSends.byIds(leased.map(job => job.payload.toString('utf8')))
         unread = []
@@ -120,8 +152,8 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
           active.set(job.id, job)
           start(job, byId.get(job.payload.toString('utf8')))
         }
-        if (leased.length === 0 && active.size === 0) break
-        waitMs = leased.length > 0 && leased.length < room ? deps.pollMs : deps.pollMs * 4
+        if (leased.length === 0 && active.size === 0 && !campaignsLive) break
+        waitMs = fedFull ? 0 : leased.length > 0 && leased.length < room ? deps.pollMs : deps.pollMs * 4
       } catch (error) {
         if (!isRetryLater(error)) throw error
         faults.failed(error)
@@ -143,6 +175,7 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
       stopped = true
       wake?.()
     },
-    jobIds: () => [...active.keys()]
+    jobIds: () => [...active.keys()],
+    poke () { wake?.() }
   }
 }

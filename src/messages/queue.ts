@@ -13,7 +13,21 @@ import type { MessageRecord, MessageStore } from '../store/messages.js'
 import type { QueueDrainerStore } from '../store/queue-drainers.js'
 import { QUEUED_SENDS, type QueuedSendStore } from '../store/queued-sends.js'
 import { idlePolls } from '../work/backoff.js'
-import { drainNumber, type NumberDrain, type SendOutcome } from './number-drain.js'
+import { CAMPAIGN_SENDS } from '../store/campaigns.js'
+import { drainNumber, type CampaignFeed, type NumberDrain, type SendOutcome } from './number-drain.js'
+
+/** Campaign messages in the drain (src/campaigns/lane.ts makes one): fed, claimed and held by their campaign. */
+export interface CampaignDispatch extends CampaignFeed {
+  /** the numbers with a campaign to work on */
+  liveNumbers (): Promise<string[]>
+  /** the record moves to `sending` only while its campaign is dispatching (a pause stops it at its slot) */
+  claim (messageId: string, worker: string): Promise<boolean>
+  /** the campaign shows `waiting_for_limit` while its messages are held by the messaging limit (CONTRACT.md 15) */
+  waitingForLimit (record: MessageRecord, waiting: boolean): Promise<void>
+}
+
+// A campaign message never expires while it waits (CONTRACT.md 15): its pacing deadline is only a bound on one wait.
+const CAMPAIGN_WAIT_MS = 24 * 60 * 60_000
 
 export interface QueueDeps {
   db: Database
@@ -35,6 +49,7 @@ export interface QueueDeps {
   pollMs: number
   /** the embedded database: no other process can be draining */
   singleProcess: boolean
+  campaigns?: CampaignDispatch
 }
 
 export interface SendQueue {
@@ -67,13 +82,16 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
       await deps.drainers.takeOverAll(QUEUED_SENDS, deps.worker)
       tookOver = true
     }
-    const numbers = await deps.drainers.numbersWithWork(QUEUED_SENDS)
+    const numbers = [...new Set([
+      ...await deps.drainers.numbersWithWork(QUEUED_SENDS),
+      ...deps.campaigns ? [...await deps.drainers.numbersWithWork(CAMPAIGN_SENDS), ...await deps.campaigns.liveNumbers()] : []
+    ])]
     for (const numberId of numbers) {
       if (stopped || drains.has(numberId)) continue
       if (!await deps.drainers.take(numberId, deps.worker, deps.leaseMs)) continue
       const number = await deps.connections.activeNumber(numberId)
       const capacity = drainCapacity(number?.throughputLevel ?? null, deps.throughputMps)
-      const drain = drainNumber(numberId, { ...deps, capacity, send: async (job, record) => await sendOne(job, record) })
+      const drain = drainNumber(numberId, { ...deps, capacity, send: async (job, record) => await sendOne(job, record), campaigns: deps.campaigns })
       drains.set(numberId, drain)
       void drain.done.finally(() => {
         drains.delete(numberId)
@@ -105,8 +123,9 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
   async function sendOne (job: Job, record: MessageRecord | undefined): Promise<SendOutcome> {
     // Taken over from a process that died, or cancelled: a record that left `queued` is never sent again.
     if (!record || record.status !== 'queued') return 'done'
-    const expiresAt = expiryOf(record, deps.maxAgeMs)
-    if (Date.now() >= expiresAt) {
+    const campaigns = record.campaignId === null ? undefined : deps.campaigns
+    const expiresAt = campaigns ? Date.now() + CAMPAIGN_WAIT_MS : expiryOf(record, deps.maxAgeMs)
+    if (!campaigns && Date.now() >= expiresAt) {
       await deps.messages.markFailed(record.id, { errorCode: 'expired', errorText: 'Not sent: the message expired in the queue (QUEUE_MAX_AGE_MS)', attempts: 0 })
       return 'done'
     }
@@ -126,14 +145,19 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
       if (!await deps.holds.hold(record.id, verdict.reason)) return 'done'
       // a hold that ages (a paused template) is looked at again by its expiry at the latest
       const ages = !AGELESS_HOLDS.includes(verdict.reason)
+      // a campaign's message waits for the limit unexpired, and its campaign shows waiting_for_limit
+      if (campaigns && verdict.reason === 'messaging_limit') await campaigns.waitingForLimit(record, true)
       return { later: new Date(ages ? Math.min(verdict.until.getTime(), expiresAt) : verdict.until.getTime()) }
     }
+    if (campaigns) await campaigns.waitingForLimit(record, false)
     try {
       await deps.dispatch(record, {
         connection: active.connection,
         throughputLevel: number.throughputLevel,
         deadline: expiresAt,
-        queued: { claim: async () => await deps.queuedSends.markSending(record.id, deps.worker) }
+        queued: campaigns
+          ? { claim: async () => await campaigns.claim(record.id, deps.worker), lane: 'campaign' }
+          : { claim: async () => await deps.queuedSends.markSending(record.id, deps.worker) }
       })
     } catch (error) {
       if (error instanceof QueuedSendLeft) return error.reason === 'requeue' ? 'requeue' : 'done'
@@ -151,6 +175,7 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
     wake () {
       polls.reset()
       schedule(0)
+      for (const drain of drains.values()) drain.poke()
     },
     async stop () {
       stopped = true

@@ -15,6 +15,7 @@ export const MessageQuerySchema = Type.Object({
   recipient_user_id: Type.Optional(Type.String({ pattern: USER_ID, description: 'List: only messages to this business-scoped user id.' })),
   since: Type.Optional(Type.String({ pattern: ISO_DATE_TIME, description: 'List: only messages created at or after this ISO 8601 time.' })),
   client_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'List: only messages sent with this client_reference.' })),
+  campaign_id: Type.Optional(Type.String({ pattern: '^cmp_[0-9a-z]{1,60}$', description: 'List: only the messages of this campaign.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'List: page size, 1–100 (default 50).' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'List: the next_cursor of the previous page.' }))
 })

@@ -81,7 +81,9 @@ export function createLocalPacer (options: LocalPacerOptions): Pacer {
   return {
     async acquire (ticket, acquire) {
       if (closed) throw new PacerRefusal('closed', 'the gateway is shutting down')
-      enter(ticket)
+      // campaign messages count against no QUEUE_LIMIT (CONTRACT.md 15): their drain lets only about a second's worth wait here
+      const counted = acquire.lane !== 'campaign'
+      if (counted) enter(ticket)
       try {
         for (;;) {
           const permit = await slotAndToken(ticket, acquire)
@@ -90,7 +92,7 @@ export function createLocalPacer (options: LocalPacerOptions): Pacer {
       } catch (error) {
         throw acquire.signal?.aborted ? acquire.signal.reason : error
       } finally {
-        leave(ticket)
+        if (counted) leave(ticket)
       }
     },
 

@@ -14,8 +14,10 @@ function noop (): void {}
 const RESPACED = 2
 // Every queued send's priority is below every live one's, so a live send takes the next free slot (CONTRACT.md 9).
 const QUEUED_LANE = -10
+// and every campaign message's below every queued send's (CONTRACT.md 15)
+const CAMPAIGN_LANE = -20
 
-export type Lane = 'live' | 'queued'
+export type Lane = 'live' | 'queued' | 'campaign'
 
 /** A granted slot of a number: say when its send ended, or that it did not go. */
 export interface NumberSlot { answered (): void, cancel (): void }
@@ -32,14 +34,14 @@ export class NumberSlots {
   /** Resolves with the number's next free slot; rejects with the signal's reason if it aborts first. */
   async take (numberId: string, mps: number, options: { signal?: AbortSignal, priority?: number, lane?: Lane }): Promise<NumberSlot> {
     const entry = this.#entry(numberId, mps)
-    const lane = options.lane === 'queued' ? QUEUED_LANE : 0
+    const lane = options.lane === 'queued' ? QUEUED_LANE : options.lane === 'campaign' ? CAMPAIGN_LANE : 0
     let priority = lane + (options.priority ?? 0)
     for (;;) {
-      if (lane === QUEUED_LANE) entry.queuedWaiting += 1
+      if (lane < 0) entry.queuedWaiting += 1
       try {
         await entry.queue.add(noop, { signal: options.signal, priority })
       } finally {
-        if (lane === QUEUED_LANE) entry.queuedWaiting -= 1
+        if (lane < 0) entry.queuedWaiting -= 1
       }
       if (entry.window.tryEnter()) break
       // Held back, then spaced again: sends freed together must not leave together.
@@ -60,7 +62,7 @@ export class NumberSlots {
   /** How long a message joining the number's queue now would wait, at the paced rate: a live one waits only for live ones. */
   expectedWaitMs (numberId: string, mps: number, lane: Lane = 'live'): number {
     const entry = this.#entry(numberId, mps)
-    const ahead = lane === 'queued' ? entry.queue.size : Math.max(0, entry.queue.size - entry.queuedWaiting)
+    const ahead = lane !== 'live' ? entry.queue.size : Math.max(0, entry.queue.size - entry.queuedWaiting)
     return ahead === 0 ? 0 : (ahead + 1) / entry.ratePerMs
   }
 

@@ -127,7 +127,7 @@ export function createRedisPacer (options: RedisPacerOptions): Pacer {
       try {
         for (;;) {
           // Live sends ahead of queued ones among this process's waiters; Redis itself grants in arrival order.
-          const priority = (acquire.retry ? 1 : 0) + (acquire.lane === 'queued' ? -10 : 0)
+          const priority = (acquire.retry ? 1 : 0) + (acquire.lane === 'queued' ? -10 : acquire.lane === 'campaign' ? -20 : 0)
           const outcome = await queueOf(ticket.numberId).add(async () => await atHead(ticket, acquire), { signal: acquire.signal, priority })
           if ('done' in outcome) return outcome
           refuseIfLate(outcome, acquire.deadline)

@@ -22,9 +22,10 @@ export interface AcquireOptions {
   retry?: boolean
   /**
    * `live` (default): someone waits for the answer, so it takes its number's next free slot ahead
-   * of every `queued` send (CONTRACT.md 9); queued sends use the slots live ones leave.
+   * of every `queued` send (CONTRACT.md 9); queued sends use the slots live ones leave, and
+   * `campaign` sends the slots both leave (CONTRACT.md 15).
    */
-  lane?: 'live' | 'queued'
+  lane?: 'live' | 'queued' | 'campaign'
 }
 
 /** Leave to send one message now. */

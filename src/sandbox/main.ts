@@ -11,6 +11,7 @@ import { addEndpoint } from '../events/endpoints.js'
 import { defaultAccount, MAGIC_RECIPIENTS, startEmulator } from './emulator/index.js'
 import { readSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.js'
 import { printBanner } from './banner.js'
+import { campaignLine, demoCampaign } from './demo-campaign.js'
 import { demoMedia, mediaLine } from './demo-media.js'
 import { startDemoReceiver } from './demo-receiver.js'
 
@@ -57,6 +58,8 @@ async function main (): Promise<void> {
   // after the banner, so that it does not hold the start: its line follows
   demoMedia(app, emulator, connection.phone_numbers[0].phone_number_id, state.apiKeySecret!)
     .then(media => { console.log(mediaLine(media)) }, (error: unknown) => { console.log(`[media] the media demo failed: ${(error as Error).message}`) })
+  demoCampaign(app, state.workspaceId, state.apiKeySecret!)
+    .then(id => { console.log(campaignLine(id)) }, (error: unknown) => { console.log(`[campaign] the demo campaign failed: ${(error as Error).message}`) })
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

@@ -35,6 +35,7 @@ export interface MessageFilters {
   recipientUserId?: string
   since?: Date
   clientReference?: string
+  campaignId?: string
   limit: number
   /** the id of the last message of the previous page */
   after?: string
@@ -63,6 +64,7 @@ export function messageReads (db: Database) {
       if (filters.recipientUserId) conditions.push(eq(messages.recipient, filters.recipientUserId))
       if (filters.since) conditions.push(gte(messages.createdAt, filters.since))
       if (filters.clientReference) conditions.push(eq(messages.clientReference, filters.clientReference))
+      if (filters.campaignId) conditions.push(eq(messages.campaignId, filters.campaignId))
       if (filters.after) {
         // the anchor's time as text: a Date would drop the database's microseconds
         const [anchor] = await db.select({ at: sql<string>`${messages.createdAt}::text` }).from(messages)

@@ -184,6 +184,7 @@ function pendingRecord (message: PendingMessage, createdAt: Date, updatedAt: Dat
     pricingCategory: null,
     dispatcherId: message.dispatcherId ?? null,
     clientReference: message.clientReference ?? null,
+    campaignId: null,
     idempotencyKey: null,
     sentAt: null,
     failedAt: null,

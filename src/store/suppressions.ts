@@ -1,4 +1,4 @@
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { cooldowns, suppressions, type SuppressionReason } from '../../db/schema.js'
 import { changeWith, type AlsoInTransaction } from './also.js'
@@ -51,6 +51,18 @@ export function suppressionStore (db: Database) {
         (select until from cooldowns where workspace_id = ${workspaceId} and recipient = ${recipient} and until > now()) as until`)
       const [row] = rowsOf<{ suppressed: boolean, until: string | Date | null }>(result)
       return { suppressed: row.suppressed, coolingDownUntil: row.until === null ? null : new Date(row.until) }
+    },
+
+    /** Which of these recipients are suppressed: one statement for a whole campaign's list (in chunks). */
+    async suppressedAmong (workspaceId: string, recipients: string[]): Promise<Set<string>> {
+      const found = new Set<string>()
+      for (let start = 0; start < recipients.length; start += 10_000) {
+        const chunk = recipients.slice(start, start + 10_000)
+        const rows = await db.select({ recipient: suppressions.recipient }).from(suppressions)
+          .where(and(eq(suppressions.workspaceId, workspaceId), inArray(suppressions.recipient, chunk)))
+        for (const row of rows) found.add(row.recipient)
+      }
+      return found
     },
 
     /** Newest first, `limit` at a time after the entry `afterId` (a `sup_…` id; undefined when it is not the workspace's). */

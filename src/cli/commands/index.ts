@@ -26,5 +26,10 @@ export const commands: Record<string, CommandEntry> = {
   'audit list': async () => (await import('./audit.js')).auditList,
   'suppressions list': async () => (await import('./suppressions.js')).suppressionsList,
   'suppressions add': async () => (await import('./suppressions.js')).suppressionsAdd,
-  'suppressions remove': async () => (await import('./suppressions.js')).suppressionsRemove
+  'suppressions remove': async () => (await import('./suppressions.js')).suppressionsRemove,
+  'campaigns list': async () => (await import('./campaigns.js')).campaignsList,
+  'campaigns show': async () => (await import('./campaigns.js')).campaignsShow,
+  'campaigns pause': async () => (await import('./campaigns.js')).campaignsAct('pause'),
+  'campaigns resume': async () => (await import('./campaigns.js')).campaignsAct('resume'),
+  'campaigns cancel': async () => (await import('./campaigns.js')).campaignsAct('cancel')
 }

@@ -1,0 +1,83 @@
+// Campaigns (CONTRACT.md 15): creating a campaign of BENCH_CAMPAIGN_N recipients (default 100,000)
+// from JSON and from a CSV upload (seconds, the process's RSS growth), then draining it at
+// THROUGHPUT_MPS (default 1000) against the emulator while synchronous sends on the same number are
+// timed (p99). On TEST_DATABASE_URL's PostgreSQL when set, else the embedded in-memory database.
+// The gateway runs in this process (app.inject): RSS is sampled every 10 ms around each request,
+// after the request body was built and a full collection, so it counts what the gateway added.
+// Smoke run: BENCH_CAMPAIGN_N=2000 npx tsx bench/campaign.ts
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { performance } from 'node:perf_hooks'
+import { connectedWorkspace, startGateway } from '../tests/helpers/gateway.js'
+import { multipart } from '../tests/messages/helpers.js'
+import { machine, mib, percentile, table } from './lib.js'
+
+const N = Number(process.env.BENCH_CAMPAIGN_N ?? 100_000)
+const MPS = process.env.THROUGHPUT_MPS ?? '1000'
+const DRAIN = process.env.BENCH_CAMPAIGN_DRAIN !== '0'
+
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
+
+const gateway = await startGateway({ env: { THROUGHPUT_MPS: MPS, RATE_LIMIT_MAX: '1000000', PAIR_RATE_BURST: '1000', TEMPLATE_SYNC_INTERVAL_MS: '0' }, emulator: { statusDelaysMs: { sent: 0, delivered: 0, read: 0 } } })
+gateway.emulator.setStatusOptions('global', { statuses: [] })
+const workspace = await connectedWorkspace(gateway, 'scale')
+const to = (index: number, base: number) => `1777${String(base + index).padStart(7, '0')}`
+
+/** The request's seconds and the peak RSS it added over the RSS before it. */
+async function measured (run: () => Promise<{ statusCode: number, body: string }>): Promise<{ seconds: number, rssMiB: number, id: string }> {
+  gc()
+  const before = process.memoryUsage.rss()
+  let peak = before
+  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()) }, 10)
+  const started = performance.now()
+  const response = await run()
+  const seconds = (performance.now() - started) / 1000
+  clearInterval(sampler)
+  peak = Math.max(peak, process.memoryUsage.rss())
+  if (response.statusCode !== 201) throw new Error(`create: ${response.statusCode} ${response.body.slice(0, 300)}`)
+  return { seconds, rssMiB: mib(peak - before), id: (JSON.parse(response.body) as { campaign: { id: string } }).campaign.id }
+}
+
+// Created paused-at-birth (send_at far ahead), so that creation is measured alone.
+const later = new Date(Date.now() + 24 * 3600_000).toISOString()
+let jsonBody: string | undefined = JSON.stringify({ name: 'bench json', template: 'order_confirmation', language: 'en_US', send_at: later, recipients: Array.from({ length: N }, (_, index) => ({ to: to(index, 0), variables: [`A-${index}`] })) })
+const json = await measured(async () => await gateway.app.inject({ method: 'POST', url: '/api/campaigns.php', headers: { authorization: workspace.authorization, 'content-type': 'application/json' }, payload: jsonBody! }))
+jsonBody = undefined
+let csvBody: ReturnType<typeof multipart> | undefined = multipart([['name', 'bench csv'], ['template', 'order_confirmation'], ['language', 'en_US'], ['send_at', later]],
+  { field: 'file', filename: 'recipients.csv', content: 'to,1\n' + Array.from({ length: N }, (_, index) => `${to(index, 1_000_000)},B-${index}`).join('\n') + '\n' })
+const csv = await measured(async () => await gateway.app.inject({ method: 'POST', url: '/api/campaigns.php', headers: { authorization: workspace.authorization, ...csvBody!.headers }, payload: csvBody!.payload }))
+csvBody = undefined
+
+console.log(`# bench/campaign.ts — ${N} recipients, ${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite in memory'}, THROUGHPUT_MPS=${MPS} (${machine()})\n`)
+console.log(table(['create', 'seconds', 'RSS growth (MiB)'], [['JSON', json.seconds.toFixed(2), json.rssMiB.toFixed(1)], ['CSV', csv.seconds.toFixed(2), csv.rssMiB.toFixed(1)]]))
+
+if (DRAIN) {
+  await gateway.app.inject({ method: 'POST', url: `/api/campaigns.php?id=${csv.id}&action=cancel`, headers: { authorization: workspace.authorization } })
+  // the JSON campaign starts now: send_at is moved to the past by a resume after a pause
+  await gateway.app.database.db.execute((await import('drizzle-orm')).sql`update campaigns set send_at = now() where id = ${json.id}`)
+  await gateway.app.inject({ method: 'POST', url: `/api/campaigns.php?id=${json.id}&action=pause`, headers: { authorization: workspace.authorization } })
+  const sentBefore = gateway.emulator.sentMessages.length
+  await gateway.app.inject({ method: 'POST', url: `/api/campaigns.php?id=${json.id}&action=resume`, headers: { authorization: workspace.authorization } })
+  const latencies: number[] = []
+  let syncing = true
+  const sync = (async () => {
+    for (let index = 0; syncing; index++) {
+      const started = performance.now()
+      await gateway.app.inject({ method: 'POST', url: '/api/messages.php', headers: { authorization: workspace.authorization, 'content-type': 'application/json' }, payload: JSON.stringify({ to: to(index % 1000, 5_000_000), body: 'live' }) })
+      latencies.push(performance.now() - started)
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+  })()
+  const campaignSends = () => gateway.emulator.sentMessages.slice(sentBefore).filter(message => (message.payload.template as { name?: string } | undefined)?.name === 'order_confirmation')
+  const deadline = Date.now() + Math.max(60_000, N / Number(MPS) * 4000)
+  while (campaignSends().length < N && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 500))
+  syncing = false
+  await sync
+  const times = campaignSends().map(message => message.at).sort((a, b) => a - b)
+  const rate = times.length > 1 ? (times.length - 1) / ((times[times.length - 1] - times[0]) / 1000) : 0
+  console.log('\n' + table(['drain', 'sent', 'sustained msg/s', '% of THROUGHPUT_MPS', 'sync sends', 'sync p50 ms', 'sync p99 ms'], [[
+    'JSON campaign', times.length, rate.toFixed(0), (100 * rate / Number(MPS)).toFixed(1), latencies.length, percentile(latencies, 50).toFixed(0), percentile(latencies, 99).toFixed(0)
+  ]]))
+}
+await gateway.close()

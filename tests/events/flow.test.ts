@@ -41,9 +41,12 @@ describe('events of a send → status webhooks → inbound flow, with their data
       from_phone_number_id: numberId,
       type: 'text',
       status: 'read',
+      held_reason: null,
       error: null,
       attempts: 1,
       client_reference: null,
+      // the status webhooks' pricing, kept on the record (CONTRACT.md 14)
+      pricing: { billable: false, category: 'service', pricing_model: 'PMP', type: 'free_customer_service' },
       created_at: record.createdAt.toISOString(),
       updated_at: expect.any(String)
     })

@@ -194,7 +194,7 @@ describe('POST /api/messages.php: who may send (401, 403, 409) and in which orde
     expect(Object.keys(operation.responses['200'].headers)).toEqual(['Idempotent-Replayed'])
     const read = document.paths['/api/messages.php'].get
     expect(read.parameters.map((parameter: { name: string }) => parameter.name).sort())
-      .toEqual(['client_reference', 'cursor', 'id', 'limit', 'recipient_user_id', 'since', 'status', 'to', 'wamid'])
+      .toEqual(['campaign_id', 'client_reference', 'cursor', 'id', 'limit', 'recipient_user_id', 'since', 'status', 'to', 'wamid'])
     expect(Object.keys(read.responses['200'].content['application/json'].schema.properties)).toEqual(['ok', 'message', 'messages', 'next_cursor'])
   })
 

@@ -29,7 +29,11 @@ describe('POST /api/messages.php: field rules', () => {
       name: 'unsynced_template', language, status: 'APPROVED', category: 'UTILITY',
       components: [{ type: 'HEADER', format: 'TEXT', text: 'For {{1}}' }, { type: 'BODY', text: 'Hi {{1}}, {{2}} on {{3}}' }]
     }))
-    gateway.emulator.setTemplates(account.wabaId, [...account.templates, ...unsynced])
+    // every kind of parameter: an image header, a body of three, a quick reply's payload and a URL button's suffix
+    const rich = { name: 'unsynced_rich', language: 'en_US', status: 'APPROVED', category: 'UTILITY',
+      components: [{ type: 'HEADER', format: 'IMAGE' }, { type: 'BODY', text: 'Hi {{1}}, {{2}} on {{3}}' },
+        { type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'Stop' }, { type: 'URL', text: 'Open', url: 'https://example.com/{{1}}' }] }] }
+    gateway.emulator.setTemplates(account.wabaId, [...account.templates, ...unsynced, rich])
   })
   afterAll(async () => { await gateway?.close() })
 
@@ -122,8 +126,8 @@ describe('POST /api/messages.php: field rules', () => {
         { type: 'button', sub_type: 'quick_reply', index: '0', parameters: [{ type: 'payload', payload: 'STOP' }] },
         { type: 'button', sub_type: 'url', index: 1, parameters: [{ type: 'text', text: 'suffix' }] }
       ]
-      const sent = await accepted({ ...template, template: 'unsynced_template', components })
-      expect(sent.template).toEqual({ name: 'unsynced_template', language: { code: 'en_US' }, components })
+      const sent = await accepted({ ...template, template: 'unsynced_rich', components })
+      expect(sent.template).toEqual({ name: 'unsynced_rich', language: { code: 'en_US' }, components })
     })
     it.each([
       ['not an array', { type: 'body' }],

@@ -32,6 +32,7 @@ function expected (example: string): Record<string, unknown> {
   if (example.includes('/api/suppressions.php')) return example.includes('-X POST') ? { ok: true, suppression: expect.objectContaining({ reason: 'manual' }) } : example.includes('-X DELETE') ? { ok: true } : { ok: true, suppressions: expect.any(Array) }
   if (example.includes('/api/limits.php')) return { ok: true, phone_numbers: expect.arrayContaining([expect.objectContaining({ messaging_limit: expect.objectContaining({ tier: 'TIER_2K', limit: 2000 }) })]) }
   if (example.includes('/api/usage.php')) return { ok: true, rows: expect.any(Array) }
+  if (example.includes('/api/campaigns.php')) return { ok: true, campaign: expect.objectContaining({ id: expect.stringMatching(/^cmp_/), counts: expect.objectContaining({ total: 2 }) }) }
   if (example.includes('/api/media.php')) return { ok: true, media_id: expect.stringMatching(/^\d+$/), type: 'image', mime_type: 'image/png' }
   if (example.includes('Prefer: respond-async')) return { ok: true, status: 'queued', id: expect.stringMatching(/^msg_/) }
   if (example.includes('?id=')) return { ok: true, message: expect.objectContaining({ id: expect.stringMatching(/^msg_/), history: expect.any(Array) }) }

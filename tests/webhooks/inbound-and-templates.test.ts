@@ -56,7 +56,7 @@ describe('webhooks: signatures, inbound messages, template and number updates', 
 
     const refused = await app.inject({ method: 'POST', url: '/api/messages.php', headers: { authorization: workspace.authorization }, payload: { to: '15551234567', type: 'template', template: 'hello_world' } })
     expect(refused.statusCode).toBe(422)
-    expect(refused.json()).toMatchObject({ ok: false, code: 'invalid_request', field: 'template' })
+    expect(refused.json()).toMatchObject({ ok: false, code: 'template_not_approved', field: 'template' })
   })
 
   it('answers 200 to a valid delivery naming an unknown message, and keeps the event aside', async () => {

@@ -14,6 +14,7 @@ ${stateNotice(record, from)}
   <h2 id="message-heading">Message to ${row.to}</h2>
   <dl class="facts">
     <dt>Status</dt><dd><span class="badge" data-field="status" data-status="${row.status}">${row.status}</span></dd>
+    ${record.status === 'queued' && record.heldReason ? html`<dt>Waiting</dt><dd data-field="detail">${row.detail}</dd>` : ''}
     <dt>wamid</dt><dd><code data-field="wamid">${row.wamid || '—'}</code></dd>
     <dt>From</dt><dd>${from}</dd>
     <dt>Type</dt><dd>${row.type}</dd>

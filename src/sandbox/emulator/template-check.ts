@@ -30,7 +30,11 @@ function placeholderCount (template: StoredTemplate, part: string): number {
   return new Set(component.text.match(/\{\{\s*\w+\s*\}\}/g) ?? []).size
 }
 
+// A header's image, video or document fills the header's media, not a text placeholder (as Meta counts).
+const MEDIA_PARAMETERS = ['image', 'video', 'document']
+
 function parameterCount (components: unknown[], part: string): number {
   const component = components.find(c => isObject(c) && String(c.type).toUpperCase() === part)
-  return isObject(component) && Array.isArray(component.parameters) ? component.parameters.length : 0
+  if (!isObject(component) || !Array.isArray(component.parameters)) return 0
+  return component.parameters.filter(parameter => !(isObject(parameter) && MEDIA_PARAMETERS.includes(String(parameter.type)))).length
 }

@@ -61,6 +61,11 @@ function openPostgres (url: string): DatabaseHandle {
   const connect = (max: number) => postgres(url, {
     max,
     onnotice: () => {},
+    // postgres.js reads the array types on each new connection and leaves that query's failure
+    // unhandled: a database that cuts connections while they open (an admin's terminate, a
+    // failover) crashed the process. Every list travels as one JSON parameter (src/store/any-of.ts)
+    // and no statement returns an array, so the types are not needed.
+    fetch_types: false,
     connect_timeout: CONNECT_TIMEOUT_S,
     backoff: retries => Math.min(0.05 * 2 ** retries, RECONNECT_MAX_S) * (0.5 + Math.random() / 2),
     // a transaction whose client was cut off (a network partition leaves no reset) lets go of its
@@ -82,14 +87,13 @@ function openPostgres (url: string): DatabaseHandle {
     async migrate () {
       if (await upToDate(db)) return
       // Several processes may start at once: one migrates, the others wait and then find nothing to do.
-      const lockHolder = await client.reserve()
-      try {
-        await lockHolder`select pg_advisory_lock(${MIGRATION_LOCK})`
+      // The lock is a transaction's (a reserved connection never opens without fetch_types), held
+      // while another connection migrates, however long that takes.
+      await client.begin(async holder => {
+        await holder`set local idle_in_transaction_session_timeout = 0`
+        await holder`select pg_advisory_xact_lock(${MIGRATION_LOCK})`
         await migratePostgres(db, { migrationsFolder })
-      } finally {
-        await lockHolder`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {})
-        lockHolder.release()
-      }
+      })
     },
     async ping () { await within(client`select 1`, WAIT_MS) },
     async onNotify (channel, onNotify) {

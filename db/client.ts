@@ -105,7 +105,7 @@ function openPostgres (url: string): DatabaseHandle {
   }
 }
 
-function openPglite (client: PGlite, kind: DatabaseKind): DatabaseHandle {
+export function openPglite (client: PGlite, kind: DatabaseKind): DatabaseHandle {
   const db = drizzlePglite(client, { schema })
   return {
     db,

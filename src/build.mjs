@@ -10,7 +10,8 @@
 //   a command loads only the chunks it imports (the CLI's commands are lazy imports: `keys list`
 //   never loads Fastify, the dashboard, the pacer or the upstream client);
 // - dist/pgdata-template: an initialised, migrated, empty embedded database every new DATA_DIR
-//   starts as a copy of (kept from the last build while the migrations are unchanged).
+//   starts as a copy of, and dist/pgdata-template.tar, the same as a tarball that an in-memory
+//   database loads (both kept from the last build while the migrations are unchanged).
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
@@ -130,18 +131,24 @@ async function template (stage) {
   key.update(readFileSync(join(root, 'node_modules/@electric-sql/pglite/package.json')))
   const digest = key.digest('hex')
   const keyFile = 'pgdata-template.key'
-  if (existsSync(join(dist, 'pgdata-template/PG_VERSION')) && readIfAny(join(dist, keyFile)) === digest) {
+  if (existsSync(join(dist, 'pgdata-template/PG_VERSION')) && existsSync(join(dist, 'pgdata-template.tar')) && readIfAny(join(dist, keyFile)) === digest) {
     cpSync(join(dist, 'pgdata-template'), join(stage, 'pgdata-template'), { recursive: true })
+    cpSync(join(dist, 'pgdata-template.tar'), join(stage, 'pgdata-template.tar'))
   } else {
     // In a scratch DATA_DIR of a child process: its exit gives initdb's memory back.
     const scratch = join(stage, '.template')
     execFileSync(process.execPath, ['--input-type=module', '-e', `
-      const { openDatabase } = await import(${JSON.stringify(join(stage, 'db/client.js'))})
-      const database = openDatabase(undefined, ${JSON.stringify(scratch)})
+      const { openPglite } = await import(${JSON.stringify(join(stage, 'db/client.js'))})
+      const { openEmbedded } = await import(${JSON.stringify(join(stage, 'db/embedded.js'))})
+      const database = openPglite(openEmbedded(${JSON.stringify(scratch)}, { fromTemplate: false }), 'pglite')
       await database.migrate()
       await database.close()`], { stdio: ['ignore', 2, 2] })
     renameSync(join(scratch, 'pgdata'), join(stage, 'pgdata-template'))
     rmSync(scratch, { recursive: true, force: true })
+    // the same cluster as a tarball: an in-memory database (memory://, the tests) loads it instead of running initdb
+    execFileSync(process.execPath, ['--input-type=module', '-e', `
+      const { writeTarball } = await import(${JSON.stringify(join(stage, 'db/embedded.js'))})
+      await writeTarball(${JSON.stringify(join(stage, 'pgdata-template'))}, ${JSON.stringify(join(stage, 'pgdata-template.tar'))})`], { stdio: ['ignore', 2, 2] })
   }
   writeFileSync(join(stage, keyFile), digest)
 }

@@ -2,7 +2,9 @@ import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { openDatabase } from '../../db/client.js'
+import { sql } from 'drizzle-orm'
+import { openDatabase, openPglite, rowsOf } from '../../db/client.js'
+import { openEmbedded } from '../../db/embedded.js'
 import { loadConfig } from '../../src/config.js'
 import { EmbeddedDatabaseBusyError } from '../../src/embedded-lock.js'
 import { openRuntime } from '../../src/runtime.js'
@@ -14,7 +16,8 @@ const EXPECTED_TABLES = ['api_keys', 'connections', 'dispatchers', 'idempotency_
 describe('migrations', () => {
   it('apply on an empty database of this run\'s backend, twice without harm', async () => {
     const database = await createTestDatabase()
-    const handle = openDatabase(database.url, '/nonexistent')
+    // an in-memory database starts from the build's migrated template: this one starts empty
+    const handle = database.url === 'memory://' ? openPglite(openEmbedded(undefined, { fromTemplate: false }), 'memory') : openDatabase(database.url, '/nonexistent')
     try {
       await handle.migrate()
       await handle.migrate()
@@ -22,6 +25,17 @@ describe('migrations', () => {
     } finally {
       await handle.close()
       await database.drop()
+    }
+  })
+
+  it('are already applied to an in-memory database, which loads the build\'s migrated template', async () => {
+    const handle = openDatabase('memory://', '/nonexistent')
+    try {
+      const applied = await handle.db.execute(sql`select count(*)::int as count from drizzle.__drizzle_migrations`)
+      expect(rowsOf<{ count: number }>(applied)[0].count).toBeGreaterThan(0)
+      expect(await tablesOf(handle.db)).toEqual(expect.arrayContaining(EXPECTED_TABLES))
+    } finally {
+      await handle.close()
     }
   })
 

@@ -17,6 +17,9 @@ const DURATION_MS = Number(process.env.BENCH_SEND_MS ?? 5000)
 const WARMUP = 300
 const BEFORE = process.env.BENCH_SEND_BEFORE
 const BEFORE_NAME = 'gateway (PGlite memory://) at'
+// BENCH_SEND_ROUNDS=N: every cell measures each server N times, in turns, and keeps its median round
+// (by sends/s): servers that differ by a few percent are told apart from the machine's drift
+const ROUNDS = Number(process.env.BENCH_SEND_ROUNDS ?? 1)
 
 interface Subject { name: string, url: string, authorization: string, pid: number, stop (): Promise<void> }
 
@@ -107,14 +110,18 @@ export async function benchSend (): Promise<string> {
   try {
     for (const latencyMs of LATENCIES_MS) {
       for (const concurrency of CONCURRENCIES) {
-        const cell = []
-        for (const subject of all) {
-          // every server meets the same emulator: what earlier servers sent is forgotten (its records
-          // of every request grow its heap, and its collections with them)
-          await emulator.call('reset')
-          await emulator.call('setFaults', 'global', latencyMs === 0 ? {} : { latencyMs })
-          cell.push({ subject, ...await measure(subject, concurrency, offset += 1_000_000) })
+        const rounds = new Map<Subject, Awaited<ReturnType<typeof measure>>[]>(all.map(subject => [subject, []]))
+        for (let round = 0; round < ROUNDS; round++) {
+          // each round starts with another server, so none is always measured first or last
+          for (const subject of [...all.slice(round % all.length), ...all.slice(0, round % all.length)]) {
+            // every server meets the same emulator: what earlier servers sent is forgotten (its records
+            // of every request grow its heap, and its collections with them)
+            await emulator.call('reset')
+            await emulator.call('setFaults', 'global', latencyMs === 0 ? {} : { latencyMs })
+            rounds.get(subject)!.push(await measure(subject, concurrency, offset += 1_000_000))
+          }
         }
+        const cell = all.map(subject => ({ subject, ...medianRound(rounds.get(subject)!) }))
         const bare = cell.find(result => result.subject.name === BARE)!
         const before = cell.find(result => result.subject.name.startsWith(BEFORE_NAME))
         for (const result of cell) {
@@ -126,8 +133,12 @@ export async function benchSend (): Promise<string> {
   } finally {
     await Promise.all([...all.map(async subject => await subject.stop()), emulator.stop()])
   }
-  return `Sends: ${DURATION_MS / 1000} s per server after ${WARMUP} warm-up sends, the servers of a cell back to back; each server in its own process, the emulator in another (status webhooks off); ratios against the node:http + undici forwarder of the same cell; CPU µs/send: the server's process + PostgreSQL's processes\n\n` +
+  return `Sends: ${DURATION_MS / 1000} s per server after ${WARMUP} warm-up sends, the servers of a cell back to back${ROUNDS > 1 ? ` in ${ROUNDS} rounds (each server's median round by sends/s)` : ''}; each server in its own process, the emulator in another (status webhooks off); ratios against the node:http + undici forwarder of the same cell; CPU µs/send: the server's process + PostgreSQL's processes\n\n` +
     table(['upstream latency', 'concurrency', 'server', 'sends/s', 'of bare', ...(BEFORE ? ['of before'] : []), 'p50 ms', 'p50 of bare', 'p95 ms', 'p99 ms', 'CPU µs/send'], rows)
+}
+
+function medianRound<T extends { perSecond: number }> (results: T[]): T {
+  return [...results].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(results.length / 2)]
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

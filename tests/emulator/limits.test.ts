@@ -12,8 +12,16 @@ describe('emulator: per-number throughput', () => {
   afterAll(() => emulator.close())
 
   it('accepts 80 sends in one second on a STANDARD number and refuses the 81st, until the window slides', async () => {
-    // all at once, so they land inside one second even on a busy machine
-    const responses = await Promise.all(Array.from({ length: 81 }, (_, i) => send(emulator, text(recipient(i)))))
+    // All at once, so that they land inside one second; a machine too busy for that (CI beside other
+    // work took 1.2 s once) spreads them over a sliding window, so the burst is tried again.
+    let responses: Awaited<ReturnType<typeof send>>[] = []
+    for (let attempt = 0; attempt < 3; attempt++) {
+      emulator.reset()
+      responses = await Promise.all(Array.from({ length: 81 }, (_, i) => send(emulator, text(recipient(i)))))
+      const accepted = emulator.sentMessages.map(m => m.at)
+      if (Math.max(...accepted) - Math.min(...accepted) < 900) break
+      await sleep(1100)
+    }
     const accepted = emulator.sentMessages.map(m => m.at)
     expect(Math.max(...accepted) - Math.min(...accepted)).toBeLessThan(1000)
     expect(responses.filter(r => r.status === 200)).toHaveLength(80)

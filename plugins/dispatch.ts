@@ -6,6 +6,7 @@ import { InFlight } from '../src/dispatch/in-flight.js'
 import { startLease } from '../src/dispatch/lease.js'
 import { createOutcomeWriter } from '../src/dispatch/outcomes.js'
 import { startSweeper } from '../src/dispatch/sweeper.js'
+import { createWithdrawals, type Withdrawals } from '../src/dispatch/withdrawals.js'
 import { countedDispatch } from '../src/metrics/instrument.js'
 import { dispatcherStore } from '../src/store/dispatchers.js'
 import { newId } from '../src/store/ids.js'
@@ -15,6 +16,8 @@ declare module 'fastify' {
     dispatch: Dispatch
     /** this process in the `dispatchers` table: the `dispatcherId` of the records it creates */
     dispatcherId: string
+    /** a send's record write whose outcome is unknown is withdrawn (src/dispatch/withdrawals.ts): logSend creates records through it */
+    withdrawals: Withdrawals
   }
 }
 
@@ -30,17 +33,19 @@ export default fp(async function dispatch (app) {
   const inFlight = new InFlight()
   const inHand = new Set<string>()
   const outcomes = createOutcomeWriter(app.log)
+  const withdrawals = createWithdrawals({ withdraw: async id => { await app.messages.withdraw(id) }, log: app.log })
   const store = dispatcherStore(app.database.db)
   const lease = await startLease({ store, id: dispatcherId, leaseMs: config.DISPATCHER_LEASE_MS, singleProcess: app.database.kind !== 'postgres', log: app.log })
   const sweeper = startSweeper({
     store,
     dispatcherId,
     boundMs: config.UPSTREAM_TIMEOUT_MS + config.DISPATCH_DEADLINE_MS,
-    busy: () => [...inHand, ...outcomes.pending()],
+    busy: () => [...inHand, ...outcomes.pending(), ...withdrawals.pending()],
     log: app.log
   })
 
   app.decorate('dispatcherId', dispatcherId)
+  app.decorate('withdrawals', withdrawals)
   app.decorate('dispatch', countedDispatch(createDispatcher({
     upstream: app.upstream,
     messages: app.messages,
@@ -68,6 +73,7 @@ export default fp(async function dispatch (app) {
     await inFlight.drain(graceMs)
     // the outcomes of the sends that finished are written before the lease is let go
     await outcomes.settle(Math.max(1000, graceMs - (Date.now() - started)))
+    await withdrawals.settle(Math.max(1000, graceMs - (Date.now() - started)))
   })
   app.addHook('onClose', async function releaseLease () {
     sweeper.stop()

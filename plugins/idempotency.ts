@@ -74,9 +74,10 @@ export default fp(async function idempotency (app) {
   app.decorate('logSend', async function logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage, how: 'send' | 'queue' = 'send', print = fingerprint(pending)) {
     const state = request.idempotency
     // a queued hand-over takes its key in the same transaction as its record and job
-    const create = async (take?: KeyToTake) => how === 'queue'
+    // a write whose outcome is unknown (the database blinked) is withdrawn: the 503 then tells the truth
+    const create = async (take?: KeyToTake) => await app.withdrawals.createOrWithdraw(pending.id, async () => how === 'queue'
       ? await app.sendQueue.handOver(pending, take)
-      : take ? await app.messages.createPendingWithKey(pending, take) : await app.messages.createPending(pending)
+      : take ? await app.messages.createPendingWithKey(pending, take) : await app.messages.createPending(pending))
     if (!state) return (await create()) ?? undefined
     const record = await create({ key: state.key, fingerprint: print, ttlMs })
     if (record) {
@@ -120,7 +121,7 @@ export default fp(async function idempotency (app) {
     keys.sweep().catch((error: unknown) => { app.log.warn({ err: error }, 'could not sweep expired idempotency keys') })
   }, Math.min(ttlMs, 60_000)).unref()
   app.addHook('onClose', async () => { clearInterval(sweeper) })
-}, { name: 'idempotency', dependencies: ['db', 'auth'] })
+}, { name: 'idempotency', dependencies: ['db', 'auth', 'dispatch'] })
 
 function keptHeaders (reply: FastifyReply): Record<string, string> {
   const headers: Record<string, string> = {}

@@ -33,6 +33,7 @@ export default fp(async function sendQueue (app) {
     decide: app.audience.decide,
     holds: app.holds,
     worker: app.dispatcherId,
+    withdrawing: recordId => app.withdrawals.has(recordId),
     log: app.log,
     leaseMs: config.DISPATCHER_LEASE_MS,
     maxAgeMs: config.QUEUE_MAX_AGE_MS,

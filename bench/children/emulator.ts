@@ -16,6 +16,8 @@ serve({
   stats: () => ({ errors: { ...emulator.stats.errors }, accepted: emulator.sentMessages.map(sent => sent.at) }),
   /** the record id of every accepted send (its biz_opaque_callback_data), once per acceptance */
   acceptedIds: () => emulator.sentMessages.map(sent => String((sent.payload as { biz_opaque_callback_data?: unknown }).biz_opaque_callback_data)),
+  /** the recipient of every accepted send, once per acceptance */
+  acceptedRecipients: () => emulator.sentMessages.map(sent => String(sent.to)),
   reset: () => {
     emulator.reset()
     emulator.setStatusOptions('global', { statuses: [] })

@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import { classify, faultCode } from '../faults/classify.js'
+import { stoppableWaits } from '../faults/waits.js'
 
 export interface OutcomeWriter {
   /**
@@ -16,14 +16,15 @@ export interface OutcomeWriter {
   settle (withinMs: number): Promise<void>
 }
 
-// Retries of a write the database refused: quickly at first, then every few seconds.
-const RETRY_MS = [100, 250, 500, 1000, 2000, 5000]
+// Retries of a write the database refused: quickly at first, then every two seconds (landed within 2 s of its return).
+const RETRY_MS = [100, 250, 500, 1000, 2000]
 // An error that is not the database blinking (a bug): tried this many times in all, then left to the sweeper.
 const OTHER_ERROR_TRIES = 5
 
 export function createOutcomeWriter (log: FastifyBaseLogger): OutcomeWriter {
   const background = new Map<string, Promise<void>>()
-  const stop = new AbortController()
+  // every retry's wait, which settle ends all at once
+  const waits = stoppableWaits()
 
   async function untilItLands (recordId: string, write: () => Promise<void>, first: unknown): Promise<void> {
     let error = first
@@ -32,9 +33,7 @@ export function createOutcomeWriter (log: FastifyBaseLogger): OutcomeWriter {
         log.error({ messageId: recordId, code: faultCode(error) }, 'gave up writing a send\'s outcome; the sweeper settles the record')
         return
       }
-      try {
-        await sleep(RETRY_MS[Math.min(tries - 1, RETRY_MS.length - 1)], undefined, { signal: stop.signal })
-      } catch {
+      if (!await waits.wait(RETRY_MS[Math.min(tries - 1, RETRY_MS.length - 1)])) {
         log.warn({ messageId: recordId }, 'stopped before a send\'s outcome was written; the status webhook or the next start settles it')
         return
       }
@@ -61,12 +60,12 @@ export function createOutcomeWriter (log: FastifyBaseLogger): OutcomeWriter {
     },
     pending: () => new Set(background.keys()),
     async settle (withinMs) {
-      const timer = setTimeout(() => stop.abort(), withinMs)
+      const timer = setTimeout(() => { waits.stop() }, withinMs)
       try {
         await Promise.allSettled([...background.values()])
       } finally {
         clearTimeout(timer)
-        stop.abort()
+        waits.stop()
       }
     }
   }

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../db/client.js'
 import { faultCode, isRetryLater } from '../faults/classify.js'
 import { faultLog } from '../faults/fault-log.js'
-import { faultWaitMs } from '../faults/retry.js'
+import { faultWaitMs, untilItLands } from '../faults/retry.js'
 import { createBatcher } from '../store/batcher.js'
 import { jobSql, type Job } from '../store/jobs.js'
 import type { MessageRecord } from '../store/messages.js'
@@ -64,9 +64,15 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
     const run: Promise<void> = (pairs.get(key) ?? Promise.resolve()).then(async () => {
       const outcome = await sendWaitingOutFaults(job, record)
       // given back because this process is stopping: lease nothing more (leasing it again would spin until the drain is stopped)
-      if (outcome === 'requeue') { stopped = true; await jobSql.release(deps.db, [job.id], deps.worker) }
-      else if (outcome === 'done') await complete(job.id)
-      else await jobSql.defer(deps.db, [job.id], deps.worker, outcome.later)
+      if (outcome === 'requeue') stopped = true
+      // The job's end is retried while the database is away, within its lease (after it another
+      // process may hold the job): a send that went out during an outage is finished as soon as the
+      // database answers, not offered again once its lease runs out (CONTRACT.md 12).
+      await untilItLands(async () => {
+        if (outcome === 'requeue') await jobSql.release(deps.db, [job.id], deps.worker)
+        else if (outcome === 'done') await complete(job.id)
+        else await jobSql.defer(deps.db, [job.id], deps.worker, outcome.later)
+      }, deps.leaseMs)
     }).catch(error => {
       // the job keeps its lease until it runs out; then it is offered again and finds its record as it is
       deps.log.error({ jobId: job.id, code: faultCode(error) }, 'queued send: could not settle its job')

@@ -47,6 +47,8 @@ export interface QueueDeps {
   maxAgeMs: number
   throughputMps?: number
   pollMs: number
+  /** a record whose creation this process is withdrawing (src/dispatch/withdrawals.ts): never claimed */
+  withdrawing?: (recordId: string) => boolean
   /** the embedded database: no other process can be draining */
   singleProcess: boolean
   campaigns?: CampaignDispatch
@@ -150,6 +152,8 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
       return { later: new Date(ages ? Math.min(verdict.until.getTime(), expiresAt) : verdict.until.getTime()) }
     }
     if (campaigns) await campaigns.waitingForLimit(record, false)
+    // the claim's mark: a claim retried after its reply was lost finds its own (queued-sends.ts)
+    let claimedAt: Date | undefined
     try {
       await deps.dispatch(record, {
         connection: active.connection,
@@ -157,7 +161,7 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
         deadline: expiresAt,
         queued: campaigns
           ? { claim: async () => await campaigns.claim(record.id, deps.worker), lane: 'campaign' }
-          : { claim: async () => await deps.queuedSends.markSending(record.id, deps.worker) }
+          : { claim: async () => deps.withdrawing?.(record.id) !== true && await deps.queuedSends.markSending(record.id, deps.worker, claimedAt ??= new Date()) }
       })
     } catch (error) {
       if (error instanceof QueuedSendLeft) return error.reason === 'requeue' ? 'requeue' : 'done'

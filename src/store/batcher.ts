@@ -1,3 +1,5 @@
+import { isRetryLater } from '../faults/classify.js'
+
 interface Waiting<In, Out> {
   item: In
   resolve(value: Out): void
@@ -19,7 +21,11 @@ export interface BatcherOptions {
  * block the requests arriving beside it and carry only its own caller (measured: 1.0 row per insert
  * at 64 in flight, against 12 with the turn). `writeMany` returns one result per item, in the items' order; each
  * caller's promise settles only when the write that carried its item has. When a batch fails, its
- * items are written again one by one, so that one bad item fails only its own caller.
+ * items are written again one by one, so that one bad item fails only its own caller; but a
+ * dependency that blinked (src/faults: a lost connection, a timeout) fails the whole batch at once,
+ * unsplit: one blip is one failure, not one per item (which would hammer a database coming back),
+ * and each caller retries as its own policy says. A write whose reply was lost may have committed:
+ * writing its items again one by one could find them written already.
  */
 export function createBatcher<In, Out> (writeMany: (items: In[]) => Promise<Out[]>, { maxBatch, concurrency = 1 }: BatcherOptions): (item: In) => Promise<Out> {
   const queue: Array<Waiting<In, Out>> = []
@@ -48,7 +54,7 @@ export function createBatcher<In, Out> (writeMany: (items: In[]) => Promise<Out[
       const results = await write(batch)
       batch.forEach((waiting, index) => waiting.resolve(results[index]))
     } catch (error) {
-      if (batch.length === 1) batch[0].reject(error)
+      if (batch.length === 1 || isRetryLater(error)) for (const waiting of batch) waiting.reject(error)
       else await writeEach(batch)
     }
   }

@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { messages, type MessageRecord, type MessageStatus } from '../../db/schema.js'
 import { messageEvent } from '../resources/message.js'
@@ -55,6 +55,8 @@ const failedUpdate = (where: string, returning: string) => statement(`update mes
   returning ${returning}`)
 const UPDATE_FAILED = failedUpdate('', 'm.*')
 const UPDATE_FAILED_UNSUBSCRIBED = failedUpdate(` and ${UNSUBSCRIBED}`, 'm.id')
+
+const WITHDRAWN_TEXT = 'Not sent: the database failed while the record was written, and the request was answered 503 (database_unavailable)'
 
 /** A statement's text split around its parameter, `$1` (which may stand more than once). */
 type Statement = string[]
@@ -155,6 +157,22 @@ export function messageStore (db: Database) {
     /** Only a record still pending (or queued, or sending) fails: a webhook that already reported it sent or delivered knows better. */
     async markFailed (id: string, outcome: { errorCode: string, errorText: string, attempts: number }): Promise<void> {
       await updateFailed({ id, ...outcome, updatedAt: new Date() })
+    },
+
+    /**
+     * Ends a record whose creation's outcome was unknown and answered 503 (src/dispatch/withdrawals.ts):
+     * failed `database_unavailable`, if it exists and nothing took it further (pending, or queued and
+     * not yet claimed). Its events come with it (a queued record made message.queued).
+     */
+    async withdraw (id: string): Promise<void> {
+      const emitted = await db.transaction(async tx => {
+        const rows = await tx.update(messages)
+          .set({ status: 'failed', errorCode: 'database_unavailable', errorText: WITHDRAWN_TEXT, failedAt: sql`now()`, updatedAt: new Date() })
+          .where(and(eq(messages.id, id), inArray(messages.status, ['pending', 'queued'])))
+          .returning()
+        return await emitEvents(tx, rows.map(messageEvent).filter(event => event !== undefined))
+      })
+      if (emitted.length > 0) outboxCommitted()
     },
 
     /** Names the process dispatching a record that was created without it. */

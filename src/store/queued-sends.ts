@@ -33,11 +33,15 @@ export function queuedSendStore (db: Database) {
   }, { maxBatch: MAX_BATCH })
 
   // Taken when its slot is granted, just before the upstream call: a record still waiting is `queued`, so a crash re-sends only what never left.
-  const markSending = createBatcher(async (batch: Array<{ id: string, dispatcherId: string }>) => {
-      // a hold ends here: its time is kept (held_ms) and its reason cleared
-      const rows = await db.update(messages).set({ status: 'sending', dispatcherId: batch[0].dispatcherId, sendingAt: sql`now()`, updatedAt: new Date(), heldMs: sql.raw(`held_ms + ${HELD_TIME_SO_FAR_SQL}`), heldReason: null, heldSince: null })
-      .where(and(inArray(messages.id, batch.map(item => item.id)), eq(messages.status, 'queued')))
-      .returning({ id: messages.id })
+  // The claim carries its mark (sending_at): a claim retried because its reply was lost (the
+  // database cut after the commit) finds the record `sending` with its own mark and has it, rather
+  // than leaving it `sending` and never sent. Anyone else's claim, or an earlier one, does not match.
+  const markSending = createBatcher(async (batch: Array<{ id: string, dispatcherId: string, at: Date }>) => {
+    const rows = rowsOf<{ id: string }>(await db.execute(sql`update messages m set status = 'sending', dispatcher_id = v."dispatcherId", sending_at = v.at, updated_at = v.at,
+        held_ms = m.held_ms + ${sql.raw(HELD_TIME_SO_FAR_SQL)}, held_reason = null, held_since = null
+      from json_to_recordset(${JSON.stringify(batch)}::json) as v(id text, "dispatcherId" text, at timestamptz)
+      where m.id = v.id and (m.status = 'queued' or (m.status = 'sending' and m.dispatcher_id = v."dispatcherId" and m.sending_at = v.at))
+      returning m.id`))
     const taken = new Set(rows.map(row => row.id))
     return batch.map(item => taken.has(item.id))
   }, { maxBatch: MAX_BATCH })
@@ -48,9 +52,12 @@ export function queuedSendStore (db: Database) {
       return await handOver({ ...message, take })
     },
 
-    /** The record moves to `sending` under this process; false when it is no longer queued (cancelled, expired). */
-    async markSending (id: string, dispatcherId: string): Promise<boolean> {
-      return await markSending({ id, dispatcherId })
+    /**
+     * The record moves to `sending` under this process, marked `at`; false when it is no longer
+     * queued (cancelled, expired, withdrawn), unless it is this very claim's (same process, same mark).
+     */
+    async markSending (id: string, dispatcherId: string, at: Date = new Date()): Promise<boolean> {
+      return await markSending({ id, dispatcherId, at })
     },
 
     async byIds (ids: string[]): Promise<MessageRecord[]> {

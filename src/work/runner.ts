@@ -5,6 +5,7 @@ import { jobSql, type Job, type NewJob } from '../store/jobs.js'
 import { faultCode, isRetryLater } from '../faults/classify.js'
 import { faultLog, type FaultLog } from '../faults/fault-log.js'
 import { faultWaitMs, untilItLands } from '../faults/retry.js'
+import { stoppableWaits } from '../faults/waits.js'
 import { exponentialBackoff, idlePolls } from './backoff.js'
 import { safeErrorText } from '../safe-error.js'
 
@@ -85,7 +86,8 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
   const leasedWork = new Map<string, { settled: Set<Promise<void>>, renewal: NodeJS.Timeout }>()
   let started = false
   let stopping = false
-  const stopped = new AbortController()
+  // the retries of writes that must land, ended at once by stop (src/faults/waits.ts)
+  const stopped = stoppableWaits()
 
   async function retryOrBury (job: Job, error: unknown, options: TaskOptions, fence?: string): Promise<void> {
     // A dependency that blinked is no fault of the job's: it gets its attempt back and is tried
@@ -93,7 +95,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
     // is retried while the database is away, so the outage does not cost the attempt after all.
     if (isRetryLater(error)) {
       const retryAt = new Date(Date.now() + faultWaitMs(Number.MAX_SAFE_INTEGER))
-      await untilItLands(async () => { await jobSql.fail(db, job.id, { error: faultCode(error), retryAt, attempts: Math.max(0, job.attempts - 1), worker: fence }) }, GIVE_BACK_MS, stopped.signal)
+      await untilItLands(async () => { await jobSql.fail(db, job.id, { error: faultCode(error), retryAt, attempts: Math.max(0, job.attempts - 1), worker: fence }) }, GIVE_BACK_MS, stopped)
       return
     }
     const maxAttempts = options.maxAttempts ?? 5
@@ -210,7 +212,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
               await task(job)
               worked = true
               // done is done: its completion is retried while the database is away, not the work
-              await untilItLands(async () => { await complete(job.id) }, leaseMs, stopped.signal)
+              await untilItLands(async () => { await complete(job.id) }, leaseMs, stopped)
             } catch (error) {
               if (worked) log.warn({ queue: name, jobId: job.id, code: faultCode(error) }, 'could not record a job done; it is offered again once its lease runs out')
               else await retryOrBury(job, error, options, worker).catch(failure => log.error({ queue: name, jobId: job.id, code: faultCode(failure) }, 'could not record a job failure'))
@@ -247,7 +249,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
 
     async stop (graceMs) {
       stopping = true
-      setTimeout(() => stopped.abort(), graceMs).unref()
+      setTimeout(() => { stopped.stop() }, graceMs).unref()
       for (const queue of queues.values()) clearTimeout(queue.timer)
       const underWay = [...queues.values()].map(queue => queue.running).filter(Boolean)
       for (const leased of leasedWork.values()) { clearInterval(leased.renewal); underWay.push(...leased.settled) }

@@ -120,4 +120,13 @@ describe('createBatcher: group commit', () => {
     const results = await Promise.allSettled([1, 2].map(write))
     expect(results.map(result => result.status)).toEqual(['rejected', 'rejected'])
   })
+
+  it('fails a whole batch at once, unsplit, when a dependency blinked (a lost connection): one write, not one per item', async () => {
+    const batches: number[][] = []
+    const lost = Object.assign(new Error('write CONNECTION_CLOSED'), { code: 'CONNECTION_CLOSED' })
+    const write = createBatcher(async (items: number[]) => { batches.push(items); throw lost }, { maxBatch: 100 })
+    const results = await Promise.allSettled([1, 2, 3].map(write))
+    expect(results.map(result => result.status === 'rejected' && result.reason)).toEqual([lost, lost, lost])
+    expect(batches).toEqual([[1, 2, 3]])
+  })
 })

@@ -7,8 +7,18 @@ export interface FaultProxy {
   url (target: string): string
   /** Refuses new connections (reset at once) and resets every open one, both ways. */
   cut (): void
-  /** Lets connections through again. */
+  /** Lets connections through again (and ends loseReply). */
   heal (): void
+  /**
+   * A lost acknowledgement: from the next chunk the client sends that `trigger` matches (its bytes
+   * as latin1; every chunk when omitted), or with `then` from the first chunk matching `then` at or
+   * after one matching `trigger` (an insert, then its transaction's commit), that connection still
+   * forwards the client's bytes to the server, which acts on them (a statement runs, a commit
+   * commits), but drops the server's replies: the client waits on until a cut. Armed on every
+   * connection, open and new, until heal. (A statement already prepared on a connection is sent by
+   * name, without its text: cut and heal first for fresh connections.)
+   */
+  loseReply (trigger?: RegExp, then?: RegExp): void
   readonly isCut: boolean
   close (): Promise<void>
 }
@@ -23,6 +33,7 @@ export async function startFaultProxy (target: { host?: string, port: number }):
   const host = target.host ?? '127.0.0.1'
   const open = new Set<Socket>()
   let cut = false
+  let loseAfter: { trigger: RegExp, then?: RegExp } | undefined
 
   const server: Server = createServer({ noDelay: true }, client => {
     if (cut) { client.resetAndDestroy(); return }
@@ -32,8 +43,20 @@ export async function startFaultProxy (target: { host?: string, port: number }):
       socket.on('close', () => open.delete(socket))
       socket.on('error', () => { client.destroy(); upstream.destroy() })
     }
-    client.pipe(upstream)
-    upstream.pipe(client)
+    // the replies are dropped once a chunk of the client's matched while loseReply was armed
+    let deaf = false
+    let primed = false
+    client.on('data', chunk => {
+      if (loseAfter && !deaf) {
+        const text = chunk.toString('latin1')
+        primed ||= loseAfter.trigger.test(text)
+        deaf = primed && (loseAfter.then === undefined || loseAfter.then.test(text))
+      }
+      upstream.write(chunk)
+    })
+    upstream.on('data', chunk => { if (!deaf) client.write(chunk) })
+    client.on('end', () => upstream.end())
+    upstream.on('end', () => client.end())
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -54,7 +77,8 @@ export async function startFaultProxy (target: { host?: string, port: number }):
       for (const socket of open) socket.resetAndDestroy()
       open.clear()
     },
-    heal () { cut = false },
+    heal () { cut = false; loseAfter = undefined },
+    loseReply (trigger = /[\s\S]/, then) { loseAfter = { trigger, then } },
     get isCut () { return cut },
     async close () {
       cut = true

@@ -1,31 +1,29 @@
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { connections } from '../../db/schema.js'
 import { connectWorkspace, disconnectWorkspace, registerWebhook, syncWorkspaceTemplates } from '../../src/connections/connect.js'
 import { UpstreamError } from '../../src/upstream/errors.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
-import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { useGateway } from '../helpers/use-gateway.js'
 
 describe('connecting a number', () => {
-  let gateway: TestGateway
+  // each test connects its own workspaces
+  const ctx = useGateway({ plan: null })
   const account = defaultAccount()
 
-  beforeAll(async () => { gateway = await startGateway() })
-  afterAll(async () => { await gateway.close() })
-
   async function newWorkspace () {
-    return await gateway.app.workspaces.create('acme', 'growth')
+    return await ctx.gateway.app.workspaces.create('acme', 'growth')
   }
 
   it('stores the numbers in the upstream\'s order and the token encrypted, and registers the webhook through the handshake', async () => {
-    const { app, emulator } = gateway
+    const { app, emulator } = ctx.gateway
     const workspace = await newWorkspace()
     const result = await connectWorkspace(app.connectDeps, { workspaceId: workspace.id, wabaId: account.wabaId, accessToken: account.accessToken })
 
     expect(result.phone_numbers).toEqual(account.phoneNumbers.map(number => ({ phone_number_id: number.id, display_phone_number: number.displayPhoneNumber })))
     expect(result.webhook_registered).toBe(true)
     expect(result.templates).toBe(account.templates.length)
-    expect(emulator.callbackFor(account.wabaId)).toBe(`${gateway.url}/webhooks/whatsapp`)
+    expect(emulator.callbackFor(account.wabaId)).toBe(`${ctx.gateway.url}/webhooks/whatsapp`)
 
     const active = await app.connections.active(workspace.id)
     expect(active!.numbers.map(number => number.phoneNumberId)).toEqual(account.phoneNumbers.map(number => number.id))
@@ -35,11 +33,11 @@ describe('connecting a number', () => {
     expect(app.cipher.decrypt(row.accessToken)).toBe(account.accessToken)
 
     const registration = emulator.requests.find(request => request.method === 'POST' && request.path.endsWith('/subscribed_apps'))
-    expect(registration?.body).toEqual({ override_callback_uri: `${gateway.url}/webhooks/whatsapp`, verify_token: app.webhookVerifyToken })
+    expect(registration?.body).toEqual({ override_callback_uri: `${ctx.gateway.url}/webhooks/whatsapp`, verify_token: app.webhookVerifyToken })
   })
 
   it('reports a failed handshake (wrong verify token), keeps the connection, and registers on retry', async () => {
-    const { app } = gateway
+    const { app } = ctx.gateway
     const workspace = await newWorkspace()
     const result = await connectWorkspace({ ...app.connectDeps, verifyToken: 'not-the-servers-token' }, { workspaceId: workspace.id, wabaId: account.wabaId, accessToken: account.accessToken })
     expect(result.webhook_registered).toBe(false)
@@ -54,8 +52,8 @@ describe('connecting a number', () => {
   })
 
   it('answers the handshake only with the right token', async () => {
-    const base = `${gateway.url}/webhooks/whatsapp?hub.mode=subscribe&hub.challenge=1158201444`
-    const right = await fetch(`${base}&hub.verify_token=${encodeURIComponent(gateway.app.webhookVerifyToken)}`)
+    const base = `${ctx.gateway.url}/webhooks/whatsapp?hub.mode=subscribe&hub.challenge=1158201444`
+    const right = await fetch(`${base}&hub.verify_token=${encodeURIComponent(ctx.gateway.app.webhookVerifyToken)}`)
     expect(right.status).toBe(200)
     expect(right.headers.get('content-type')).toMatch(/^text\/plain/)
     expect(await right.text()).toBe('1158201444')
@@ -65,7 +63,7 @@ describe('connecting a number', () => {
   })
 
   it('syncs every page of templates', async () => {
-    const { app, emulator } = gateway
+    const { app, emulator } = ctx.gateway
     const workspace = await newWorkspace()
     await connectWorkspace(app.connectDeps, { workspaceId: workspace.id, wabaId: account.wabaId, accessToken: account.accessToken })
     const many = Array.from({ length: 250 }, (_, index) => ({ name: `bulk_${String(index).padStart(3, '0')}`, language: 'en_US', status: 'APPROVED', category: 'UTILITY' }))
@@ -78,7 +76,7 @@ describe('connecting a number', () => {
   })
 
   it('fails with the upstream\'s message on a wrong access token, storing nothing', async () => {
-    const { app } = gateway
+    const { app } = ctx.gateway
     const workspace = await newWorkspace()
     const attempt = connectWorkspace(app.connectDeps, { workspaceId: workspace.id, wabaId: account.wabaId, accessToken: 'wrong-token' })
     await expect(attempt).rejects.toBeInstanceOf(UpstreamError)
@@ -87,7 +85,7 @@ describe('connecting a number', () => {
   })
 
   it('disconnect makes the connection inactive', async () => {
-    const { app } = gateway
+    const { app } = ctx.gateway
     const workspace = await newWorkspace()
     await connectWorkspace(app.connectDeps, { workspaceId: workspace.id, wabaId: account.wabaId, accessToken: account.accessToken })
     await disconnectWorkspace(app.connectDeps, workspace.id)

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { checkTarget, isForbiddenAddress } from '../../src/events/ssrf.js'
-import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
 import { sendTestEvent } from '../../src/events/test-event.js'
 import { startReceiver, type Receiver } from './receiver.js'
@@ -25,25 +25,19 @@ describe('SSRF: outgoing webhook targets', () => {
   })
 
   describe('at each delivery (DNS rebinding: a name that resolves to loopback by then)', () => {
-    let gateway: TestGateway
     let receiver: Receiver
-    beforeAll(async () => {
-      gateway = await startGateway({ env: { WEBHOOK_RETRY_SCHEDULE_MS: '50' } })
-      receiver = await startReceiver()
-    })
-    afterAll(async () => {
-      await gateway.close()
-      await receiver.close()
-    })
+    // registered before useGateway, so that it runs after the gateway closed
+    afterAll(async () => { await receiver?.close() })
+    const ctx = useGateway({ env: { WEBHOOK_RETRY_SCHEDULE_MS: '50' }, plan: null, setup: async () => { receiver = await startReceiver() } })
 
     it('refuses to connect and records why, for a name and for an IP literal', async () => {
-      const workspaceId = (await gateway.app.workspaces.create('ssrf', 'growth')).id
+      const workspaceId = (await ctx.gateway.app.workspaces.create('ssrf', 'growth')).id
       for (const url of [`https://localhost:${receiver.port}/hook`, `https://127.0.0.1:${receiver.port}/hook`]) {
         // stored as if it had resolved to a public address when it was added
-        const endpoint = await gateway.app.webhooks.addEndpoint({ workspaceId, url, events: ['message.sent'], secret: gateway.app.cipher.encrypt('whsec_dGVzdA==') })
-        const id = await sendTestEvent(gateway.app, workspaceId, endpoint.id)
-        await waitFor(async () => (await gateway.app.webhooks.delivery(id))?.status === 'failed', { what: 'refused delivery' })
-        expect((await gateway.app.webhooks.delivery(id))!.lastError).toMatch(/internal address/)
+        const endpoint = await ctx.gateway.app.webhooks.addEndpoint({ workspaceId, url, events: ['message.sent'], secret: ctx.gateway.app.cipher.encrypt('whsec_dGVzdA==') })
+        const id = await sendTestEvent(ctx.gateway.app, workspaceId, endpoint.id)
+        await waitFor(async () => (await ctx.gateway.app.webhooks.delivery(id))?.status === 'failed', { what: 'refused delivery' })
+        expect((await ctx.gateway.app.webhooks.delivery(id))!.lastError).toMatch(/internal address/)
       }
       expect(receiver.received).toEqual([])
     })

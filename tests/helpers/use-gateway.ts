@@ -4,7 +4,8 @@ import type { EmulatorOptions } from '../../src/sandbox/emulator/index.js'
 import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from './gateway.js'
 
 export interface UseGatewayOptions {
-  env?: Record<string, string>
+  /** or a function, for settings known only at start (a port free then, say) */
+  env?: Record<string, string> | (() => Promise<Record<string, string>>)
   emulator?: EmulatorOptions
   /** the plan of the connected workspace (default growth); null: none is created */
   plan?: Plan | null
@@ -27,7 +28,8 @@ export function useGateway (options: UseGatewayOptions = {}): UsedGateway {
   let gateway: TestGateway | undefined
   let workspace: ConnectedWorkspace | undefined
   beforeAll(async () => {
-    gateway = await startGateway({ env: options.env, emulator: options.emulator })
+    const env = typeof options.env === 'function' ? await options.env() : options.env
+    gateway = await startGateway({ env, emulator: options.emulator })
     if (options.plan !== null) workspace = await connectedWorkspace(gateway, options.plan ?? 'growth')
     await options.setup?.(gateway, workspace)
   })

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
-import { connectedWorkspace, startGateway, type TestGateway } from '../helpers/gateway.js'
+import { useGateway } from '../helpers/use-gateway.js'
 import { expectEnvelope, received, RECIPIENT, send } from './helpers.js'
 
 const IMAGE = 'https://example.com/cat.jpg'
@@ -15,36 +15,29 @@ const CTA = { type: 'cta_url', body: { text: 'See it' }, action: { name: 'cta_ur
 const rows = (count: number) => Array.from({ length: count }, (_, i) => ({ id: `r${i}`, title: `Row ${i}` }))
 const withAction = (base: typeof BUTTONS | typeof LIST | typeof CTA, action: Record<string, unknown>) => ({ ...base, action: { ...base.action, ...action } })
 
+// Created upstream after the workspace's template sync: unknown locally, so it goes out as given.
+const account = defaultAccount()
+const unsynced = ['en', 'en_US', 'pt_BR', 'fil'].map(language => ({
+  name: 'unsynced_template', language, status: 'APPROVED', category: 'UTILITY',
+  components: [{ type: 'HEADER', format: 'TEXT', text: 'For {{1}}' }, { type: 'BODY', text: 'Hi {{1}}, {{2}} on {{3}}' }]
+}))
+// every kind of parameter: an image header, a body of three, a quick reply's payload and a URL button's suffix
+const rich = { name: 'unsynced_rich', language: 'en_US', status: 'APPROVED', category: 'UTILITY',
+  components: [{ type: 'HEADER', format: 'IMAGE' }, { type: 'BODY', text: 'Hi {{1}}, {{2}} on {{3}}' },
+    { type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'Stop' }, { type: 'URL', text: 'Open', url: 'https://example.com/{{1}}' }] }] }
+
 /** Each row of CONTRACT.md section 2's field table: bodies that pass, and bodies that fail naming the field. */
 describe('POST /api/messages.php: field rules', () => {
-  let gateway: TestGateway
-  let authorization: string
-
-  beforeAll(async () => {
-    gateway = await startGateway()
-    authorization = (await connectedWorkspace(gateway)).authorization
-    // Created upstream after the workspace's template sync: unknown locally, so it goes out as given.
-    const account = defaultAccount()
-    const unsynced = ['en', 'en_US', 'pt_BR', 'fil'].map(language => ({
-      name: 'unsynced_template', language, status: 'APPROVED', category: 'UTILITY',
-      components: [{ type: 'HEADER', format: 'TEXT', text: 'For {{1}}' }, { type: 'BODY', text: 'Hi {{1}}, {{2}} on {{3}}' }]
-    }))
-    // every kind of parameter: an image header, a body of three, a quick reply's payload and a URL button's suffix
-    const rich = { name: 'unsynced_rich', language: 'en_US', status: 'APPROVED', category: 'UTILITY',
-      components: [{ type: 'HEADER', format: 'IMAGE' }, { type: 'BODY', text: 'Hi {{1}}, {{2}} on {{3}}' },
-        { type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'Stop' }, { type: 'URL', text: 'Open', url: 'https://example.com/{{1}}' }] }] }
-    gateway.emulator.setTemplates(account.wabaId, [...account.templates, ...unsynced, rich])
-  })
-  afterAll(async () => { await gateway?.close() })
+  const ctx = useGateway({ setup: gateway => { gateway.emulator.setTemplates(account.wabaId, [...account.templates, ...unsynced, rich]) } })
 
   async function accepted (body: Record<string, unknown>) {
-    const response = await send(gateway, body, { authorization })
+    const response = await send(ctx.gateway, body, { authorization: ctx.workspace.authorization })
     expect(response.statusCode, response.body).toBe(200)
-    return received(gateway, response.json().wamid)
+    return received(ctx.gateway, response.json().wamid)
   }
 
   async function refused (body: Record<string, unknown>, field: string | undefined) {
-    const envelope = expectEnvelope(await send(gateway, body, { authorization }), 422, 'invalid_request')
+    const envelope = expectEnvelope(await send(ctx.gateway, body, { authorization: ctx.workspace.authorization }), 422, 'invalid_request')
     expect(envelope.field, String(envelope.error)).toBe(field)
     return String(envelope.error)
   }

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectedWorkspace, startGateway, type TestGateway } from '../helpers/gateway.js'
+import { describe, expect, it } from 'vitest'
+import { useGateway } from '../helpers/use-gateway.js'
 import { multipart, RECIPIENT, send } from './helpers.js'
 
 const ROUNDS = Number(process.env.FUZZ_ROUNDS ?? 2000)
@@ -143,27 +143,20 @@ function assertWellFormed (response: LightMyRequestResponse, description: string
 }
 
 describe(`POST /api/messages.php: fuzz (${ROUNDS} requests, FUZZ_SEED=${SEED})`, () => {
-  let gateway: TestGateway
-  let authorization: string
   const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort()
-
-  beforeAll(async () => {
-    gateway = await startGateway({
-      env: { RATE_LIMIT_MAX: '1000000', BODY_LIMIT_BYTES: '262144' },
-      emulator: { throughputMps: 1_000_000, pairRateBurst: 1_000_000 }
-    })
-    authorization = (await connectedWorkspace(gateway)).authorization
+  const ctx = useGateway({
+    env: { RATE_LIMIT_MAX: '1000000', BODY_LIMIT_BYTES: '262144' },
+    emulator: { throughputMps: 1_000_000, pairRateBurst: 1_000_000 },
     // Status webhooks are beside the point here and cost most of a send's time.
-    gateway.emulator.setStatusOptions('global', { statuses: [] })
+    setup: gateway => { gateway.emulator.setStatusOptions('global', { statuses: [] }) }
   })
-  afterAll(async () => { await gateway?.close() })
 
   it('answers every random or malformed body with a well-formed envelope, never a 5xx of its own', async () => {
     const random = generator(SEED)
     const statuses: Record<number, number> = {}
     for (let round = 0; round < ROUNDS; round++) {
-      const { payload, headers } = request(random, authorization)
-      const response = await send(gateway, payload, { headers })
+      const { payload, headers } = request(random, ctx.workspace.authorization)
+      const response = await send(ctx.gateway, payload, { headers })
       statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1
       assertWellFormed(response, `round ${round} (seed ${SEED}) ${headers['content-type']} ${String(payload?.slice(0, 120))}`)
     }
@@ -175,8 +168,8 @@ describe(`POST /api/messages.php: fuzz (${ROUNDS} requests, FUZZ_SEED=${SEED})`,
   it('leaves Object.prototype untouched and the server answering', async () => {
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeBefore)
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
-    const response = await send(gateway, { to: RECIPIENT, body: 'still here' }, { authorization })
+    const response = await send(ctx.gateway, { to: RECIPIENT, body: 'still here' }, { authorization: ctx.workspace.authorization })
     expect(response.statusCode).toBe(200)
-    expect((await gateway.app.inject('/healthz')).statusCode).toBe(200)
+    expect((await ctx.gateway.app.inject('/healthz')).statusCode).toBe(200)
   })
 })

@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectedWorkspace, startGateway, type TestGateway } from '../helpers/gateway.js'
+import { describe, expect, it } from 'vitest'
+import { useGateway } from '../helpers/use-gateway.js'
 import { expectEnvelope, form, multipart, received, RECIPIENT, send } from './helpers.js'
 
 describe('POST /api/messages.php: body formats', () => {
-  let gateway: TestGateway
-  let authorization: string
-
-  beforeAll(async () => {
-    gateway = await startGateway({ env: { BODY_LIMIT_BYTES: '16384' } })
-    authorization = (await connectedWorkspace(gateway)).authorization
-  })
-  afterAll(async () => { await gateway?.close() })
+  const ctx = useGateway({ env: { BODY_LIMIT_BYTES: '16384' } })
 
   async function sentPayload (payload: string | Buffer | object, headers: Record<string, string> = {}) {
-    const response = await send(gateway, payload, { authorization, headers })
+    const response = await send(ctx.gateway, payload, { authorization: ctx.workspace.authorization, headers })
     expect(response.statusCode, response.body).toBe(200)
-    return received(gateway, response.json().wamid)
+    return received(ctx.gateway, response.json().wamid)
   }
 
   describe('JSON', () => {
@@ -33,9 +26,9 @@ describe('POST /api/messages.php: body formats', () => {
     })
 
     it('answers an unknown charset with 415 and bytes invalid in the charset with 422', async () => {
-      expectEnvelope(await send(gateway, '{}', { authorization, headers: { 'content-type': 'application/json; charset=klingon' } }), 415, 'unsupported_media_type')
+      expectEnvelope(await send(ctx.gateway, '{}', { authorization: ctx.workspace.authorization, headers: { 'content-type': 'application/json; charset=klingon' } }), 415, 'unsupported_media_type')
       const invalid = Buffer.concat([Buffer.from(`{"to":"${RECIPIENT}","body":"`), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')])
-      expectEnvelope(await send(gateway, invalid, { authorization, headers: { 'content-type': 'application/json' } }), 422, 'invalid_request')
+      expectEnvelope(await send(ctx.gateway, invalid, { authorization: ctx.workspace.authorization, headers: { 'content-type': 'application/json' } }), 422, 'invalid_request')
     })
 
     it.each([
@@ -50,7 +43,7 @@ describe('POST /api/messages.php: body formats', () => {
       ['a constructor.prototype key', `{"to":"${RECIPIENT}","body":"x","constructor":{"prototype":{"polluted":true}}}`],
       ['a very deep nesting', `{"to":"${RECIPIENT}","body":"x","extra":${'['.repeat(5000)}${']'.repeat(5000)}}`]
     ])('answers %s with 422', async (_case, payload) => {
-      expectEnvelope(await send(gateway, payload, { authorization, headers: { 'content-type': 'application/json' } }), 422, 'invalid_request')
+      expectEnvelope(await send(ctx.gateway, payload, { authorization: ctx.workspace.authorization, headers: { 'content-type': 'application/json' } }), 422, 'invalid_request')
       expect(({} as Record<string, unknown>).polluted).toBeUndefined()
     })
 
@@ -59,12 +52,12 @@ describe('POST /api/messages.php: body formats', () => {
       ['a lone surrogate', `{"to":"${RECIPIENT}","body":"a\\ud800b"}`, 'body'],
       ['a lone surrogate deep in interactive', `{"to":"${RECIPIENT}","type":"interactive","interactive":{"type":"flow","body":{"text":"\\udc00"}}}`, 'interactive']
     ])('answers %s, which no database or upstream takes, with 422 naming the field', async (_case, payload, field) => {
-      const body = expectEnvelope(await send(gateway, payload, { authorization, headers: { 'content-type': 'application/json' } }), 422, 'invalid_request')
+      const body = expectEnvelope(await send(ctx.gateway, payload, { authorization: ctx.workspace.authorization, headers: { 'content-type': 'application/json' } }), 422, 'invalid_request')
       expect(body.field).toBe(field)
     })
 
     it('answers a POST without any body with 422', async () => {
-      expectEnvelope(await send(gateway, undefined, { authorization }), 422, 'invalid_request')
+      expectEnvelope(await send(ctx.gateway, undefined, { authorization: ctx.workspace.authorization }), 422, 'invalid_request')
     })
 
     it('ignores unknown fields', async () => {
@@ -102,7 +95,7 @@ describe('POST /api/messages.php: body formats', () => {
     })
 
     it('says so when a JSON body comes with a form Content-Type (curl -d without -H)', async () => {
-      const body = expectEnvelope(await send(gateway, JSON.stringify({ to: RECIPIENT, body: 'x' }), { authorization, headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 422, 'invalid_request')
+      const body = expectEnvelope(await send(ctx.gateway, JSON.stringify({ to: RECIPIENT, body: 'x' }), { authorization: ctx.workspace.authorization, headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 422, 'invalid_request')
       expect(body.error).toMatch(/JSON.*Content-Type: application\/json/)
     })
 
@@ -117,23 +110,23 @@ describe('POST /api/messages.php: body formats', () => {
 
     it('answers a JSON string that is not JSON with 422 naming the field', async () => {
       const { headers, payload } = form(`to=${RECIPIENT}&type=template&template=hello_world&components=%5Bnope`)
-      const body = expectEnvelope(await send(gateway, payload, { authorization, headers }), 422, 'invalid_request')
+      const body = expectEnvelope(await send(ctx.gateway, payload, { authorization: ctx.workspace.authorization, headers }), 422, 'invalid_request')
       expect(body.field).toBe('components')
     })
 
     it('drops prototype keys and refuses forms over the nesting and size limits', async () => {
       const polluting = form(`to=${RECIPIENT}&body=x&__proto__[polluted]=1&constructor[prototype][polluted]=1`)
-      expect((await send(gateway, polluting.payload, { authorization, headers: polluting.headers })).statusCode).toBe(200)
+      expect((await send(ctx.gateway, polluting.payload, { authorization: ctx.workspace.authorization, headers: polluting.headers })).statusCode).toBe(200)
       expect(({} as Record<string, unknown>).polluted).toBeUndefined()
       const deep = form(`to=${RECIPIENT}&body=x&a${'[b]'.repeat(20)}=1`)
-      expectEnvelope(await send(gateway, deep.payload, { authorization, headers: deep.headers }), 422, 'invalid_request')
+      expectEnvelope(await send(ctx.gateway, deep.payload, { authorization: ctx.workspace.authorization, headers: deep.headers }), 422, 'invalid_request')
       const many = form(`to=${RECIPIENT}&body=x&${Array.from({ length: 1200 }, (_, i) => `k${i}=1`).join('&')}`)
-      expectEnvelope(await send(gateway, many.payload, { authorization, headers: many.headers }), 422, 'invalid_request')
+      expectEnvelope(await send(ctx.gateway, many.payload, { authorization: ctx.workspace.authorization, headers: many.headers }), 422, 'invalid_request')
     })
 
     it('answers a repeated scalar field with 422', async () => {
       const { headers, payload } = form(`to=${RECIPIENT}&to=15557654321&body=x`)
-      expect(expectEnvelope(await send(gateway, payload, { authorization, headers }), 422, 'invalid_request').field).toBe('to')
+      expect(expectEnvelope(await send(ctx.gateway, payload, { authorization: ctx.workspace.authorization, headers }), 422, 'invalid_request').field).toBe('to')
     })
   })
 
@@ -151,42 +144,42 @@ describe('POST /api/messages.php: body formats', () => {
 
     it('answers a file part with 422', async () => {
       const { headers, payload } = multipart([['to', RECIPIENT], ['type', 'image']], { field: 'media', filename: 'cat.jpg', content: 'JPEG…' })
-      const body = expectEnvelope(await send(gateway, payload, { authorization, headers }), 422, 'invalid_request')
+      const body = expectEnvelope(await send(ctx.gateway, payload, { authorization: ctx.workspace.authorization, headers }), 422, 'invalid_request')
       expect(body.field).toBe('media')
     })
 
     it('answers a body over the limit with 413, with or without Content-Length', async () => {
       const { headers, payload } = multipart([['to', RECIPIENT], ['body', 'x'.repeat(20_000)]])
-      expectEnvelope(await send(gateway, payload, { authorization, headers }), 413, 'payload_too_large')
+      expectEnvelope(await send(ctx.gateway, payload, { authorization: ctx.workspace.authorization, headers }), 413, 'payload_too_large')
       const { Readable } = await import('node:stream')
-      const chunked = await gateway.app.inject({ method: 'POST', url: '/api/messages.php', headers: { authorization, ...headers }, payload: Readable.from([payload]) })
+      const chunked = await ctx.gateway.app.inject({ method: 'POST', url: '/api/messages.php', headers: { authorization: ctx.workspace.authorization, ...headers }, payload: Readable.from([payload]) })
       expectEnvelope(chunked, 413, 'payload_too_large')
     })
 
     it('answers malformed multipart with 422', async () => {
-      expectEnvelope(await send(gateway, 'garbage', { authorization, headers: { 'content-type': 'multipart/form-data' } }), 422, 'invalid_request')
-      expectEnvelope(await send(gateway, 'garbage', { authorization, headers: { 'content-type': 'multipart/form-data; boundary=xyz' } }), 422, 'invalid_request')
+      expectEnvelope(await send(ctx.gateway, 'garbage', { authorization: ctx.workspace.authorization, headers: { 'content-type': 'multipart/form-data' } }), 422, 'invalid_request')
+      expectEnvelope(await send(ctx.gateway, 'garbage', { authorization: ctx.workspace.authorization, headers: { 'content-type': 'multipart/form-data; boundary=xyz' } }), 422, 'invalid_request')
     })
   })
 
   describe('other content types and limits', () => {
     it.each(['text/plain', 'application/xml', 'application/octet-stream', 'application/vnd.api+json', 'multipart/mixed; boundary=x', 'image/png'])('answers %s with 415', async type => {
-      expectEnvelope(await send(gateway, '{"to":"15551234567","body":"x"}', { authorization, headers: { 'content-type': type } }), 415, 'unsupported_media_type')
+      expectEnvelope(await send(ctx.gateway, '{"to":"15551234567","body":"x"}', { authorization: ctx.workspace.authorization, headers: { 'content-type': type } }), 415, 'unsupported_media_type')
     })
 
     it('answers a compressed body with 415 naming its Content-Encoding', async () => {
       const { gzipSync } = await import('node:zlib')
       const zipped = gzipSync(JSON.stringify({ to: RECIPIENT, body: 'x' }))
       for (const encoding of ['gzip', 'br']) {
-        const body = expectEnvelope(await send(gateway, zipped, { authorization, headers: { 'content-type': 'application/json', 'content-encoding': encoding } }), 415, 'unsupported_media_type')
+        const body = expectEnvelope(await send(ctx.gateway, zipped, { authorization: ctx.workspace.authorization, headers: { 'content-type': 'application/json', 'content-encoding': encoding } }), 415, 'unsupported_media_type')
         expect(body.error).toContain(`"${encoding}"`)
       }
     })
 
     it('answers a JSON or form body over BODY_LIMIT_BYTES with 413', async () => {
-      expectEnvelope(await send(gateway, { to: RECIPIENT, body: 'x'.repeat(17_000) }, { authorization }), 413, 'payload_too_large')
+      expectEnvelope(await send(ctx.gateway, { to: RECIPIENT, body: 'x'.repeat(17_000) }, { authorization: ctx.workspace.authorization }), 413, 'payload_too_large')
       const { headers, payload } = form(`to=${RECIPIENT}&body=${'x'.repeat(17_000)}`)
-      expectEnvelope(await send(gateway, payload, { authorization, headers }), 413, 'payload_too_large')
+      expectEnvelope(await send(ctx.gateway, payload, { authorization: ctx.workspace.authorization, headers }), 413, 'payload_too_large')
     })
   })
 
@@ -205,7 +198,7 @@ describe('POST /api/messages.php: body formats', () => {
     })
 
     it('validates an alias given alone, naming it', async () => {
-      const body = expectEnvelope(await send(gateway, { to: RECIPIENT, text: '' }, { authorization }), 422, 'invalid_request')
+      const body = expectEnvelope(await send(ctx.gateway, { to: RECIPIENT, text: '' }, { authorization: ctx.workspace.authorization }), 422, 'invalid_request')
       expect(body.field).toBe('text')
     })
   })

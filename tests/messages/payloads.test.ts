@@ -1,29 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
+import { describe, expect, it } from 'vitest'
+import { useGateway } from '../helpers/use-gateway.js'
 import { expectEnvelope, latestRecord, received, RECIPIENT, send } from './helpers.js'
 
 const LINK = 'https://example.com/files/report.pdf'
 
 /** What the upstream receives for each message type, and the log record kept of it. */
 describe('POST /api/messages.php: upstream payloads and the log record', () => {
-  let gateway: TestGateway
-  let workspace: ConnectedWorkspace
-
-  beforeAll(async () => {
-    gateway = await startGateway()
-    workspace = await connectedWorkspace(gateway)
-    // Status webhooks would move records past `sent` at once; what the send itself leaves is the point here.
-    gateway.emulator.setStatusOptions('global', { statuses: [] })
-  })
-  afterAll(async () => { await gateway?.close() })
+  // Status webhooks would move records past `sent` at once; what the send itself leaves is the point here.
+  const ctx = useGateway({ setup: gateway => { gateway.emulator.setStatusOptions('global', { statuses: [] }) } })
 
   async function sent (body: Record<string, unknown>) {
-    const response = await send(gateway, body, { authorization: workspace.authorization })
+    const response = await send(ctx.gateway, body, { authorization: ctx.workspace.authorization })
     expect(response.statusCode, response.body).toBe(200)
     const answer = response.json()
     expect(answer).toEqual({ ok: true, id: expect.stringMatching(/^msg_/), wamid: expect.stringMatching(/^wamid\./), status: 'sent' })
-    const record = await latestRecord(gateway, workspace.workspaceId)
-    return { payload: received(gateway, answer.wamid), record, wamid: answer.wamid as string }
+    const record = await latestRecord(ctx.gateway, ctx.workspace.workspaceId)
+    return { payload: received(ctx.gateway, answer.wamid), record, wamid: answer.wamid as string }
   }
 
   const envelope = (recordId: string, to = RECIPIENT) => ({
@@ -34,7 +26,7 @@ describe('POST /api/messages.php: upstream payloads and the log record', () => {
     const { payload, record, wamid } = await sent({ to: `+${RECIPIENT}`, body: 'See https://example.com', preview_url: false })
     expect(payload).toEqual({ ...envelope(record.id), type: 'text', text: { body: 'See https://example.com', preview_url: false } })
     expect(record).toMatchObject({
-      workspaceId: workspace.workspaceId, apiKeyId: workspace.apiKeyId, phoneNumberId: workspace.connection.phone_numbers[0].phone_number_id,
+      workspaceId: ctx.workspace.workspaceId, apiKeyId: ctx.workspace.apiKeyId, phoneNumberId: ctx.workspace.connection.phone_numbers[0].phone_number_id,
       recipient: RECIPIENT, type: 'text', status: 'sent', wamid, attempts: 1, errorCode: null, payload
     })
   })
@@ -81,9 +73,9 @@ describe('POST /api/messages.php: upstream payloads and the log record', () => {
   })
 
   it('keeps one record per accepted request, none for a refused body', async () => {
-    const before = (await gateway.app.messages.list(workspace.workspaceId, { limit: 500 })).length
-    expectEnvelope(await send(gateway, { to: RECIPIENT }, { authorization: workspace.authorization }), 422, 'invalid_request')
+    const before = (await ctx.gateway.app.messages.list(ctx.workspace.workspaceId, { limit: 500 })).length
+    expectEnvelope(await send(ctx.gateway, { to: RECIPIENT }, { authorization: ctx.workspace.authorization }), 422, 'invalid_request')
     await sent({ to: RECIPIENT, body: 'counted' })
-    expect((await gateway.app.messages.list(workspace.workspaceId, { limit: 500 })).length).toBe(before + 1)
+    expect((await ctx.gateway.app.messages.list(ctx.workspace.workspaceId, { limit: 500 })).length).toBe(before + 1)
   })
 })

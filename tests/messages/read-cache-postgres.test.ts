@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { connectWorkspace, disconnectWorkspace } from '../../src/connections/connect.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { TTL_MS } from '../../src/store/read-cache.js'
@@ -9,7 +9,8 @@ import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { createUpstreamClient } from '../../src/upstream/client.js'
 import { runCli } from '../cli/run-cli.js'
 import { TEST_ENCRYPTION_KEY, testConfig } from '../helpers/config.js'
-import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
+import { connectedWorkspace, type ConnectedWorkspace } from '../helpers/gateway.js'
+import { useGateway } from '../helpers/use-gateway.js'
 import { send } from './helpers.js'
 
 const serverUrl = process.env.TEST_DATABASE_URL
@@ -21,21 +22,20 @@ const text = () => ({ to: `1555${String(4_000_000 + sent++)}`, body: 'cache' })
 
 // Several processes share a database only on PostgreSQL.
 describe.skipIf(!serverUrl)('a change made by another process reaches the cache of a running server (PostgreSQL only)', () => {
-  let gateway: TestGateway
   let other: Runtime
   let dataDir: string
-
-  beforeAll(async () => {
-    gateway = await startGateway()
-    // What the CLI opens: its own connection, its own stores and cache.
-    other = await openRuntime(testConfig({ DATABASE_URL: gateway.database.url }), 'cli')
-    dataDir = await mkdtemp(join(tmpdir(), 'outbound-cache-'))
-    // The first send of a fresh app is slow (compilation, first connections): not the one to time.
-    await warmed()
+  const ctx = useGateway({
+    plan: null,
+    setup: async gateway => {
+      // What the CLI opens: its own connection, its own stores and cache.
+      other = await openRuntime(testConfig({ DATABASE_URL: gateway.database.url }), 'cli')
+      dataDir = await mkdtemp(join(tmpdir(), 'outbound-cache-'))
+      // The first send of a fresh app is slow (compilation, first connections): not the one to time.
+      await warmed()
+    }
   })
   afterAll(async () => {
     await other?.close()
-    await gateway?.close()
     if (dataDir) await rm(dataDir, { recursive: true, force: true })
   })
 
@@ -43,7 +43,7 @@ describe.skipIf(!serverUrl)('a change made by another process reaches the cache 
   async function answeredWithin (status: number, workspace: ConnectedWorkspace, since = Date.now()): Promise<number> {
     const started = Date.now()
     for (;;) {
-      const response = await send(gateway, text(), { authorization: workspace.authorization })
+      const response = await send(ctx.gateway, text(), { authorization: workspace.authorization })
       if (response.statusCode === status) return Date.now() - since
       if (Date.now() - started > CONTRACT_MS) throw new Error(`still ${response.statusCode} ${response.body} after ${CONTRACT_MS} ms`)
       await new Promise(resolve => setTimeout(resolve, 10))
@@ -52,9 +52,9 @@ describe.skipIf(!serverUrl)('a change made by another process reaches the cache 
 
   /** A workspace whose key and connection the server has just cached, and when: the row was read after cachedAt. */
   async function warmed (): Promise<{ workspace: ConnectedWorkspace, cachedAt: number }> {
-    const workspace = await connectedWorkspace(gateway)
+    const workspace = await connectedWorkspace(ctx.gateway)
     const cachedAt = Date.now()
-    expect((await send(gateway, text(), { authorization: workspace.authorization })).statusCode).toBe(200)
+    expect((await send(ctx.gateway, text(), { authorization: workspace.authorization })).statusCode).toBe(200)
     return { workspace, cachedAt }
   }
 
@@ -81,21 +81,21 @@ describe.skipIf(!serverUrl)('a change made by another process reaches the cache 
     await connectWorkspace({
       stores: other.stores,
       cipher: other.cipher,
-      upstream: createUpstreamClient({ baseUrl: gateway.emulator.url, timeoutMs: 5000 }),
-      callbackUrl: `${gateway.url}/webhooks/whatsapp`,
-      verifyToken: gateway.app.webhookVerifyToken
+      upstream: createUpstreamClient({ baseUrl: ctx.gateway.emulator.url, timeoutMs: 5000 }),
+      callbackUrl: `${ctx.gateway.url}/webhooks/whatsapp`,
+      verifyToken: ctx.gateway.app.webhookVerifyToken
     }, { workspaceId: workspace.workspaceId, wabaId: account.wabaId, accessToken: account.accessToken })
     await answeredWithin(200, workspace)
   })
 
   it('the real CLI: the request right after `outbound workspace plan` and `outbound keys revoke` sees them', async () => {
     const { workspace } = await warmed()
-    const env = { DATABASE_URL: gateway.database.url, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DATA_DIR: dataDir }
+    const env = { DATABASE_URL: ctx.gateway.database.url, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DATA_DIR: dataDir }
     const cli = async (...args: string[]) => await whileCached(workspace, async () => (await runCli(args, env)).code)
     expect(await cli('workspace', 'plan', '--workspace', workspace.workspaceId, '--plan', 'free')).toBe(0)
-    expect((await send(gateway, text(), { authorization: workspace.authorization })).statusCode).toBe(403)
+    expect((await send(ctx.gateway, text(), { authorization: workspace.authorization })).statusCode).toBe(403)
     expect(await cli('keys', 'revoke', '--id', workspace.apiKeyId)).toBe(0)
-    expect((await send(gateway, text(), { authorization: workspace.authorization })).statusCode).toBe(401)
+    expect((await send(ctx.gateway, text(), { authorization: workspace.authorization })).statusCode).toBe(401)
   })
 
   /** Runs the command while the server keeps re-reading the key, so that only a notification can explain a change seen right after. */
@@ -104,7 +104,7 @@ describe.skipIf(!serverUrl)('a change made by another process reaches the cache 
     let running = true
     const reads = (async () => {
       while (running) {
-        await gateway.app.keys.verify(secret)
+        await ctx.gateway.app.keys.verify(secret)
         await new Promise(resolve => setTimeout(resolve, 50))
       }
     })()

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { dispatchers, messages } from '../../db/schema.js'
 import { buildApp } from '../../src/app.js'
 import { testConfig } from '../helpers/config.js'
-import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
+import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
 import { sendText } from './helpers.js'
 
@@ -12,45 +12,40 @@ const postgresUrl = process.env.TEST_DATABASE_URL
 
 /** Several processes share one PostgreSQL database: each sweeps what dead processes left pending, never a live one's. */
 describe.skipIf(!postgresUrl)('dispatcher leases: two gateway processes on one PostgreSQL database', () => {
-  let first: TestGateway
   let second: FastifyInstance
-  let workspace: ConnectedWorkspace
-
-  beforeAll(async () => {
-    first = await startGateway()
-    workspace = await connectedWorkspace(first)
-    first.emulator.setStatusOptions('global', { statuses: [] })
-    // the other process renews and sweeps every 200 ms
-    second = await buildApp({ config: testConfig({ DATABASE_URL: first.database.url, GRAPH_API_URL: first.emulator.url, DISPATCHER_LEASE_MS: '600' }), logger: false })
-    await second.ready()
+  const ctx = useGateway({
+    setup: async first => {
+      first.emulator.setStatusOptions('global', { statuses: [] })
+      // the other process renews and sweeps every 200 ms
+      second = await buildApp({ config: testConfig({ DATABASE_URL: first.database.url, GRAPH_API_URL: first.emulator.url, DISPATCHER_LEASE_MS: '600' }), logger: false })
+      await second.ready()
+    }
   })
-  afterAll(async () => {
-    await second?.close()
-    await first?.close()
-  })
+  // registered after useGateway, so that it runs before the first gateway closes
+  afterAll(async () => { await second?.close() })
 
   let sequence = 0
   async function pendingRecord (dispatcherId: string | null, createdAt?: Date) {
-    const record = await first.app.messages.createPending({
-      id: `msg_lease_test_${++sequence}`, workspaceId: workspace.workspaceId, apiKeyId: workspace.apiKeyId, phoneNumberId: '106540352242922', recipient: '15554000000', type: 'text', payload: {}, dispatcherId
+    const record = await ctx.gateway.app.messages.createPending({
+      id: `msg_lease_test_${++sequence}`, workspaceId: ctx.workspace.workspaceId, apiKeyId: ctx.workspace.apiKeyId, phoneNumberId: '106540352242922', recipient: '15554000000', type: 'text', payload: {}, dispatcherId
     })
-    if (createdAt) await first.app.database.db.update(messages).set({ createdAt }).where(eq(messages.id, record.id))
+    if (createdAt) await ctx.gateway.app.database.db.update(messages).set({ createdAt }).where(eq(messages.id, record.id))
     return record.id
   }
-  const statusOf = async (id: string) => (await first.app.messages.get(id))!
+  const statusOf = async (id: string) => (await ctx.gateway.app.messages.get(id))!
 
   it('a live process\'s records are left alone, also while its send takes seconds', async () => {
-    const waiting = await pendingRecord(first.app.dispatcherId)
+    const waiting = await pendingRecord(ctx.gateway.app.dispatcherId)
     const to = '15554000001'
-    first.emulator.setFaults({ recipient: to }, { latencyMs: 2000 })
-    const response = await sendText(first, workspace, to)
+    ctx.gateway.emulator.setFaults({ recipient: to }, { latencyMs: 2000 })
+    const response = await sendText(ctx.gateway, ctx.workspace, to)
     expect(response.statusCode).toBe(200)
-    expect((await first.app.messages.list(workspace.workspaceId, { limit: 10 })).find(record => record.recipient === to)).toMatchObject({ status: 'sent', errorCode: null })
+    expect((await ctx.gateway.app.messages.list(ctx.workspace.workspaceId, { limit: 10 })).find(record => record.recipient === to)).toMatchObject({ status: 'sent', errorCode: null })
     expect(await statusOf(waiting)).toMatchObject({ status: 'pending', errorCode: null })
   })
 
   it('records of a process whose lease expired, or that is unknown, become failed `interrupted`', async () => {
-    await first.app.database.db.insert(dispatchers).values({ id: 'dsp_gone', leaseExpiresAt: new Date(Date.now() - 60_000) })
+    await ctx.gateway.app.database.db.insert(dispatchers).values({ id: 'dsp_gone', leaseExpiresAt: new Date(Date.now() - 60_000) })
     const expired = await pendingRecord('dsp_gone')
     const unknown = await pendingRecord('dsp_never_registered')
     for (const id of [expired, unknown]) {
@@ -70,11 +65,11 @@ describe.skipIf(!postgresUrl)('dispatcher leases: two gateway processes on one P
 
   it('a process that closes gives up its lease and fails what it still had pending', async () => {
     const id = second.dispatcherId
-    const left = await first.app.messages.createPending({
-      id: 'msg_lease_test_left', workspaceId: workspace.workspaceId, apiKeyId: workspace.apiKeyId, phoneNumberId: '106540352242922', recipient: '15554000002', type: 'text', payload: {}, dispatcherId: id
+    const left = await ctx.gateway.app.messages.createPending({
+      id: 'msg_lease_test_left', workspaceId: ctx.workspace.workspaceId, apiKeyId: ctx.workspace.apiKeyId, phoneNumberId: '106540352242922', recipient: '15554000002', type: 'text', payload: {}, dispatcherId: id
     })
     await second.close()
     expect(await statusOf(left.id)).toMatchObject({ status: 'failed', errorCode: 'interrupted' })
-    expect((await first.app.database.db.select().from(dispatchers)).map(row => row.id)).not.toContain(id)
+    expect((await ctx.gateway.app.database.db.select().from(dispatchers)).map(row => row.id)).not.toContain(id)
   })
 })

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { MultipartFile } from '@fastify/multipart'
+import { requireNumber } from '../access/scopes.js'
 import { sendingNumber } from '../connections/sending-number.js'
 import { AppError, fileTooLarge, invalidRequest } from '../errors.js'
 import type { MediaRow } from '../store/media.js'
@@ -22,6 +23,11 @@ export async function uploadFromRequest (deps: MediaDeps, request: FastifyReques
   if (length > deps.maxBytes + MULTIPART_ALLOWANCE) throw fileTooLarge(deps.maxBytes)
   const { connection, numbers } = request.activeConnection
   const token = deps.cipher.decrypt(connection.accessToken)
+  // the key's numbers first (403), as for a JSON send (plugins/sender.ts), then the workspace's (422)
+  const uploadNumber = (named: string | undefined) => {
+    requireNumber(request.apiKey, named ?? numbers[0].phoneNumberId)
+    return sendingNumber(numbers, named)
+  }
   let wanted: string | undefined
   let uploaded: MediaRow | undefined
   try {
@@ -29,7 +35,7 @@ export async function uploadFromRequest (deps: MediaDeps, request: FastifyReques
       if (part.type === 'field') {
         if (part.fieldname !== 'phone_number_id') continue
         wanted = String(part.value)
-        if (uploaded) await checkLateNumber(deps, uploaded, () => sendingNumber(numbers, wanted), token)
+        if (uploaded) await checkLateNumber(deps, uploaded, () => uploadNumber(wanted), token)
         continue
       }
       if (part.fieldname !== 'file' || uploaded) {
@@ -37,7 +43,14 @@ export async function uploadFromRequest (deps: MediaDeps, request: FastifyReques
         if (uploaded) await withdraw(deps, uploaded, token)
         throw invalidRequest(`${part.fieldname} is a file part: send exactly one, named file`, part.fieldname)
       }
-      const target = { workspaceId: request.apiKey.workspaceId, phoneNumberId: sendingNumber(numbers, wanted).phoneNumberId, token }
+      let phoneNumberId: string
+      try {
+        phoneNumberId = uploadNumber(wanted).phoneNumberId
+      } catch (error) {
+        part.file.resume()
+        throw error
+      }
+      const target = { workspaceId: request.apiKey.workspaceId, phoneNumberId, token }
       uploaded = await uploadPart(deps, target, part, length)
     }
   } catch (error) {

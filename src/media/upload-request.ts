@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify'
 import type { MultipartFile } from '@fastify/multipart'
 import { requireNumber } from '../access/scopes.js'
 import { sendingNumber } from '../connections/sending-number.js'
-import { AppError, fileTooLarge, invalidRequest } from '../errors.js'
+import { fileTooLarge, invalidRequest } from '../errors.js'
+import { partsFailure } from '../messages/multipart.js'
 import type { MediaRow } from '../store/media.js'
 import type { MediaDeps } from './deps.js'
 import { openChecked, spoolChecked, type CheckedStream } from './intake.js'
@@ -54,9 +55,7 @@ export async function uploadFromRequest (deps: MediaDeps, request: FastifyReques
       uploaded = await uploadPart(deps, target, part, length)
     }
   } catch (error) {
-    if (error instanceof AppError) throw error
-    if ((error as { statusCode?: number }).statusCode === 413) throw fileTooLarge(deps.maxBytes)
-    throw invalidRequest(`The multipart body is malformed: ${(error as Error).message}`)
+    throw partsFailure(error, () => fileTooLarge(deps.maxBytes))
   }
   if (!uploaded) throw invalidRequest('file is required: send the file as a multipart part named file', 'file')
   return uploaded

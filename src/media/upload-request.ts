@@ -7,7 +7,7 @@ import { partsFailure } from '../messages/multipart.js'
 import type { MediaRow } from '../store/media.js'
 import type { MediaDeps } from './deps.js'
 import { openChecked, spoolChecked, type CheckedStream } from './intake.js'
-import { sizeLimit } from './kinds.js'
+import { sizeLabel, sizeLimit } from './kinds.js'
 import { uploadSpooled, uploadStream, type UploadTarget } from './upload.js'
 
 // Room for the other parts and the multipart framing around the file.
@@ -21,7 +21,7 @@ export const MULTIPART_ALLOWANCE = 64 * 1024
  */
 export async function uploadFromRequest (deps: MediaDeps, request: FastifyRequest): Promise<MediaRow> {
   const length = Number(request.headers['content-length'])
-  if (length > deps.maxBytes + MULTIPART_ALLOWANCE) throw fileTooLarge(deps.maxBytes)
+  if (length > deps.maxBytes + MULTIPART_ALLOWANCE) throw fileTooLarge(sizeLabel(deps.maxBytes))
   const { connection, numbers } = request.activeConnection
   const token = deps.cipher.decrypt(connection.accessToken)
   // the key's numbers first (403), as for a JSON send (plugins/sender.ts), then the workspace's (422)
@@ -55,7 +55,7 @@ export async function uploadFromRequest (deps: MediaDeps, request: FastifyReques
       uploaded = await uploadPart(deps, target, part, length)
     }
   } catch (error) {
-    throw partsFailure(error, () => fileTooLarge(deps.maxBytes))
+    throw partsFailure(error, () => fileTooLarge(sizeLabel(deps.maxBytes)))
   }
   if (!uploaded) throw invalidRequest('file is required: send the file as a multipart part named file', 'file')
   return uploaded

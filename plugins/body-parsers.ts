@@ -1,8 +1,9 @@
 import formbody from '@fastify/formbody'
-import multipart from '@fastify/multipart'
+import multipart, { type MultipartFile } from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { unsupportedEncoding } from '../src/errors.js'
+import { missingScope } from '../src/access/scopes.js'
+import { insufficientScope, unsupportedEncoding } from '../src/errors.js'
 import { parseFormBody } from '../src/messages/form.js'
 import { parseJsonBody } from '../src/messages/json-body.js'
 import { readMultipartFields } from '../src/messages/multipart.js'
@@ -27,11 +28,20 @@ export default fp(async function bodyParsers (app) {
 
   // Multipart is read here rather than by a parser, so it comes after the checks of the earlier hooks too.
   // A route with `config.mediaFile: 'stream'` reads its parts itself; 'spool' takes a media file part (plugins/media.ts).
+  // A send carrying its file uploads it too (CONTRACT.md 16): it needs media:write besides the route's messages:send.
+  async function spoolFile (request: FastifyRequest, part: MultipartFile) {
+    const missing = missingScope(request.apiKey, ['media:write'])
+    if (missing) {
+      part.file.resume()
+      throw insufficientScope(missing)
+    }
+    return await app.mediaFiles.spool(part)
+  }
   app.addHook('preValidation', async function readMultipart (request: FastifyRequest) {
     const mediaFile = request.routeOptions.config.mediaFile
     if (!request.isMultipart() || mediaFile === 'stream') return
     request.body = await readMultipartFields(request, mediaFile === 'spool'
-      ? { limitBytes: limit, onFile: async part => { request.mediaFile = await app.mediaFiles.spool(part) }, fileLimitBytes: app.config.MEDIA_MAX_BYTES }
+      ? { limitBytes: limit, onFile: async part => { request.mediaFile = await spoolFile(request, part) }, fileLimitBytes: app.config.MEDIA_MAX_BYTES }
       : { limitBytes: limit })
   })
 }, { name: 'body-parsers', dependencies: ['db', 'media'] })

@@ -35,7 +35,8 @@ export default fp(async function sender (app) {
 
   async function requireAllowedNumber (request: FastifyRequest): Promise<void> {
     const allowed = request.apiKey.phoneNumberIds
-    if (allowed === null) return
+    // an upload reads its phone_number_id from the multipart stream and checks it there (src/media/upload-request.ts)
+    if (allowed === null || request.routeOptions.config.mediaFile === 'stream') return
     const given = (request.body as { phone_number_id?: unknown } | undefined)?.phone_number_id
     // a malformed phone_number_id is the body's 422; an omitted one means the workspace's first number
     const wanted = given === undefined ? request.activeConnection.numbers[0].phoneNumberId : given

@@ -52,8 +52,9 @@ export const idempotencyInProgress = () =>
 export const outsideServiceWindow = () => new AppError(422, 'outside_service_window',
   'The recipient has not written to this number in the last 24 hours: outside the service window only a template may be sent; nothing was sent')
 export const unsupportedMedia = (message: string) => new AppError(422, 'unsupported_media', message, { field: 'file' })
-export const fileTooLarge = (limit: number) =>
-  new AppError(413, 'payload_too_large', `The file is larger than ${limit} bytes (MEDIA_MAX_BYTES)`)
+/** `limit` as src/media/kinds.ts's sizeLabel states it: the 413 and the kinds' 422 name their limits alike. */
+export const fileTooLarge = (limit: string) =>
+  new AppError(413, 'payload_too_large', `The file is larger than ${limit}, the limit of this gateway (MEDIA_MAX_BYTES)`)
 // Audience rules (CONTRACT.md 14)
 export const messagingLimitReached = (limit: number, retryAfterSeconds: number) => new AppError(429, 'messaging_limit_reached',
   `The messaging limit of ${limit} unique recipients of business-initiated messages in 24 hours is reached; a slot frees in ${retryAfterSeconds} s; nothing was sent`, { retryAfterSeconds })

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { fileTooLarge, unsupportedMedia } from '../errors.js'
-import { sizeLimit } from './kinds.js'
+import { sizeLabel, sizeLimit } from './kinds.js'
 import { sniff, SNIFF_BYTES, type Declared, type Sniffed } from './sniff.js'
 import type { MediaStorage, Spool } from './storage.js'
 
@@ -52,7 +52,7 @@ export async function openChecked (source: Readable, declared: Declared, maxByte
   let result: CheckedFile | undefined
   const count = (chunk: Buffer) => {
     size += chunk.length
-    if (size > maxBytes && kindLimit.bytes >= maxBytes) throw fileTooLarge(maxBytes)
+    if (size > maxBytes && kindLimit.bytes >= maxBytes) throw fileTooLarge(sizeLabel(maxBytes))
     if (size > kindLimit.bytes) throw unsupportedMedia(`The file is larger than ${kindLimit.label}, the limit for ${sniffed.animated ? 'an animated sticker' : sniffed.kind === 'sticker' ? 'a static sticker' : `${sniffed.kind === 'image' || sniffed.kind === 'audio' ? 'an' : 'a'} ${sniffed.kind}`} (${sniffed.mime})`)
     hash.update(chunk)
   }

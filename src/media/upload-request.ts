@@ -1,11 +1,13 @@
 import type { FastifyRequest } from 'fastify'
 import type { MultipartFile } from '@fastify/multipart'
+import { requireNumber } from '../access/scopes.js'
 import { sendingNumber } from '../connections/sending-number.js'
-import { AppError, fileTooLarge, invalidRequest } from '../errors.js'
+import { fileTooLarge, invalidRequest } from '../errors.js'
+import { partsFailure } from '../messages/multipart.js'
 import type { MediaRow } from '../store/media.js'
 import type { MediaDeps } from './deps.js'
 import { openChecked, spoolChecked, type CheckedStream } from './intake.js'
-import { sizeLimit } from './kinds.js'
+import { sizeLabel, sizeLimit } from './kinds.js'
 import { uploadSpooled, uploadStream, type UploadTarget } from './upload.js'
 
 // Room for the other parts and the multipart framing around the file.
@@ -19,9 +21,14 @@ export const MULTIPART_ALLOWANCE = 64 * 1024
  */
 export async function uploadFromRequest (deps: MediaDeps, request: FastifyRequest): Promise<MediaRow> {
   const length = Number(request.headers['content-length'])
-  if (length > deps.maxBytes + MULTIPART_ALLOWANCE) throw fileTooLarge(deps.maxBytes)
+  if (length > deps.maxBytes + MULTIPART_ALLOWANCE) throw fileTooLarge(sizeLabel(deps.maxBytes))
   const { connection, numbers } = request.activeConnection
   const token = deps.cipher.decrypt(connection.accessToken)
+  // the key's numbers first (403), as for a JSON send (plugins/sender.ts), then the workspace's (422)
+  const uploadNumber = (named: string | undefined) => {
+    requireNumber(request.apiKey, named ?? numbers[0].phoneNumberId)
+    return sendingNumber(numbers, named)
+  }
   let wanted: string | undefined
   let uploaded: MediaRow | undefined
   try {
@@ -29,7 +36,7 @@ export async function uploadFromRequest (deps: MediaDeps, request: FastifyReques
       if (part.type === 'field') {
         if (part.fieldname !== 'phone_number_id') continue
         wanted = String(part.value)
-        if (uploaded) await checkLateNumber(deps, uploaded, () => sendingNumber(numbers, wanted), token)
+        if (uploaded) await checkLateNumber(deps, uploaded, () => uploadNumber(wanted), token)
         continue
       }
       if (part.fieldname !== 'file' || uploaded) {
@@ -37,13 +44,18 @@ export async function uploadFromRequest (deps: MediaDeps, request: FastifyReques
         if (uploaded) await withdraw(deps, uploaded, token)
         throw invalidRequest(`${part.fieldname} is a file part: send exactly one, named file`, part.fieldname)
       }
-      const target = { workspaceId: request.apiKey.workspaceId, phoneNumberId: sendingNumber(numbers, wanted).phoneNumberId, token }
+      let phoneNumberId: string
+      try {
+        phoneNumberId = uploadNumber(wanted).phoneNumberId
+      } catch (error) {
+        part.file.resume()
+        throw error
+      }
+      const target = { workspaceId: request.apiKey.workspaceId, phoneNumberId, token }
       uploaded = await uploadPart(deps, target, part, length)
     }
   } catch (error) {
-    if (error instanceof AppError) throw error
-    if ((error as { statusCode?: number }).statusCode === 413) throw fileTooLarge(deps.maxBytes)
-    throw invalidRequest(`The multipart body is malformed: ${(error as Error).message}`)
+    throw partsFailure(error, () => fileTooLarge(sizeLabel(deps.maxBytes)))
   }
   if (!uploaded) throw invalidRequest('file is required: send the file as a multipart part named file', 'file')
   return uploaded

@@ -1,6 +1,7 @@
 import type { MultipartFile } from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import { AppError, invalidRequest, payloadTooLarge } from '../errors.js'
+import { classify } from '../faults/classify.js'
 import { parseFormBody } from './form.js'
 
 export interface MultipartOptions {
@@ -42,9 +43,20 @@ export async function readMultipartFields (request: FastifyRequest, options: Mul
       pairs.push(`${encodeURIComponent(part.fieldname)}=${encodeURIComponent(value)}`)
     }
   } catch (error) {
-    if (error instanceof AppError) throw error
-    if ((error as { statusCode?: number }).statusCode === 413) throw payloadTooLarge(limitBytes)
-    throw invalidRequest(`The multipart body is malformed: ${(error as Error).message}`)
+    throw partsFailure(error, () => payloadTooLarge(limitBytes))
   }
   return parseFormBody(pairs.join('&'))
+}
+
+/**
+ * What a failure while reading multipart parts answers. Only the body's own faults are the client's:
+ * a part over the limit (413) and a malformed body (422). Our answers pass as they are; a dependency
+ * failing meanwhile (the database while an upload is recorded: 503 with Retry-After, src/faults) and
+ * the machine's own (a full disk while spooling) go to the error handler, never as the client's 422.
+ */
+export function partsFailure (error: unknown, tooLarge: () => AppError): unknown {
+  if (error instanceof AppError || classify(error) !== undefined) return error
+  if (typeof (error as { syscall?: unknown }).syscall === 'string') return error
+  if ((error as { statusCode?: number }).statusCode === 413) return tooLarge()
+  return invalidRequest(`The multipart body is malformed: ${(error as Error).message}`)
 }

@@ -56,6 +56,30 @@ describe('inbound media: mirrored at receipt, served from the mirror', () => {
     expect(download.headers.get('content-disposition')).toBe('attachment; filename="contract.pdf"; filename*=UTF-8\'\'contract.pdf')
   })
 
+  it('never stores bytes that differ from the upstream\'s SHA-256: retried until the right ones come', async () => {
+    const bytes = pngImage(24, 24, 5)
+    ctx.gateway.emulator.failMediaDownloads(1) // the first attempt fails: time to tamper with what the next one gets
+    const { mediaId } = await ctx.gateway.emulator.injectInbound({ phoneNumberId: NUMBER, from: '15557654321', media: { bytes, mimeType: 'image/png' } })
+    const held = ctx.gateway.emulator.media(mediaId!)!
+    const tampered = Buffer.from(bytes)
+    tampered[tampered.length - 1] ^= 0xff
+    held.bytes = tampered
+    await waitFor(async () => held.downloads >= 1, { what: 'a download of the tampered bytes', timeoutMs: 15_000 })
+    expect((await ctx.gateway.app.media.find(ctx.workspace.workspaceId, mediaId!))?.storedAt).toBeNull()
+    held.bytes = bytes
+    await stored(mediaId!)
+    expect(readdirSync(mediaDir).flatMap(dir => dir.length === 2 ? readdirSync(join(mediaDir, dir)) : [])).not.toContain(sha256(tampered))
+    expect(Buffer.from(await (await get(`id=${mediaId}&download=1`)).arrayBuffer()).equals(bytes)).toBe(true)
+  }, 30_000)
+
+  it('reads media without a connection (the checks of reading messages: no 409)', async () => {
+    const unconnected = await ctx.gateway.app.workspaces.create('media reader without connection', 'growth')
+    const { secret } = await ctx.gateway.app.keys.create(unconnected.id, 'k')
+    const response = await get('id=123', `Bearer ${secret}`)
+    expect(response.status).toBe(404)
+    expect(await response.json()).toMatchObject({ ok: false, code: 'not_found' })
+  })
+
   it('takes voice notes as audio, and the same bytes sent twice are stored once', async () => {
     const voice = sampleFile('audio')
     const first = await ctx.gateway.emulator.injectInbound({ phoneNumberId: NUMBER, from: '15557654321', type: 'audio', media: { ...voice, voice: true } })

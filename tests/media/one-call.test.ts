@@ -53,6 +53,7 @@ describe('POST /api/messages.php carrying its file (one call)', () => {
       ['a file with link', [['to', TO], ['type', 'image'], ['link', 'https://example.com/a.png'], ['file', file('image')]], 'invalid_request', 'link'],
       ['a file on a text message', [['to', TO], ['body', 'hi'], ['file', file('image')]], 'invalid_request', 'text'],
       ['a file on a template', [['to', TO], ['type', 'template'], ['template', 'hello_world'], ['file', file('image')]], 'invalid_request', 'template'],
+      ['an image one byte over 5 MB', [['to', TO], ['type', 'image'], ['file', { bytes: padded(sampleFile('image').bytes, 5 * 1024 * 1024 + 1), filename: 'big.png' }]], 'unsupported_media', '5 MB (5242880 bytes)'],
       ['a GIF', [['to', TO], ['type', 'image'], ['file', { bytes: padded(Buffer.from('GIF89a'), 64), filename: 'a.gif' }]], 'unsupported_media', 'image/gif'],
       ['a file part under another name', [['to', TO], ['type', 'image'], ['photo', file('image')]], 'invalid_request', 'photo']
     ])('%s', async (_case, parts, code, mentioned) => {

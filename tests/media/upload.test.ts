@@ -79,6 +79,21 @@ describe('POST /api/media.php', () => {
     })
   })
 
+  it.each([
+    ['an image', () => sampleFile('image').bytes, 5 * 1024 * 1024, 'image/png', '5 MB (5242880 bytes)'],
+    ['a static sticker', (size: number) => webpSticker(false, size), 100 * 1024, 'image/webp', '100 KB (102400 bytes)'],
+    ['an animated sticker', (size: number) => webpSticker(true, size), 500 * 1024, 'image/webp', '500 KB (512000 bytes)']
+  ] as const)('takes %s of exactly its limit and refuses one byte more, naming the limit in MB or KB and bytes', async (_kind, make, limit, mime, label) => {
+    const sized = (size: number) => { const bytes = make(size); return bytes.length === size ? bytes : padded(bytes, size) }
+    const at = await upload(ctx.gateway, ctx.workspace.authorization, [['file', { bytes: sized(limit), filename: 'at-limit' }]])
+    expect(at.body).toMatchObject({ ok: true, mime_type: mime, file_size: limit })
+    const before = uploadsSeen(ctx.gateway)
+    const over = await upload(ctx.gateway, ctx.workspace.authorization, [['file', { bytes: sized(limit + 1), filename: 'over-limit' }]])
+    expect(over.status).toBe(422)
+    expect(over.body).toMatchObject({ ok: false, code: 'unsupported_media', field: 'file', error: expect.stringContaining(`larger than ${label}`) })
+    expect(uploadsSeen(ctx.gateway)).toBe(before)
+  })
+
   it('uploads from the number phone_number_id names; a different number after the file is refused and the upload withdrawn', async () => {
     const png = { bytes: sampleFile('image').bytes, filename: 'a.png' }
     const second = '106540352242923'
@@ -132,7 +147,7 @@ describe('POST /api/media.php under a small MEDIA_MAX_BYTES', () => {
     const bytes = padded(sampleFile('document').bytes, 150_000)
     const { status, body } = await upload(ctx.gateway, ctx.workspace.authorization, [['file', { bytes, filename: 'a.pdf' }]])
     expect(status).toBe(413)
-    expect(body).toMatchObject({ ok: false, code: 'payload_too_large', error: expect.stringContaining('100000') })
+    expect(body).toMatchObject({ ok: false, code: 'payload_too_large', error: expect.stringContaining('larger than 100000 bytes') })
     const chunked = await postChunked(`${ctx.gateway.url}/api/media.php`, ctx.workspace.authorization, [['file', { bytes, filename: 'a.pdf' }]])
     expect(chunked.status).toBe(413)
     // a send carrying its file is bounded by the same limit
@@ -140,5 +155,19 @@ describe('POST /api/media.php under a small MEDIA_MAX_BYTES', () => {
     expect(await send.json()).toMatchObject({ ok: false, code: 'payload_too_large', error: expect.stringContaining('100000') })
     expect(uploadsSeen(ctx.gateway)).toBe(0)
     expect(ctx.gateway.emulator.sentMessages).toHaveLength(0)
+  })
+  it('takes a file of exactly MEDIA_MAX_BYTES and refuses one byte more (413, stating the limit in bytes), nothing sent upstream', async () => {
+    const at = await upload(ctx.gateway, ctx.workspace.authorization, [['file', { bytes: padded(sampleFile('document').bytes, 100_000), filename: 'a.pdf' }]])
+    expect(at.body).toMatchObject({ ok: true, file_size: 100_000 })
+    const before = { uploads: uploadsSeen(ctx.gateway), sent: ctx.gateway.emulator.sentMessages.length }
+    const over = padded(sampleFile('document').bytes, 100_001)
+    for (const response of [
+      await postChunked(`${ctx.gateway.url}/api/media.php`, ctx.workspace.authorization, [['file', { bytes: over, filename: 'a.pdf' }]]),
+      await postChunked(`${ctx.gateway.url}/api/messages.php`, ctx.workspace.authorization, [['to', '15551234567'], ['type', 'document'], ['file', { bytes: over, filename: 'a.pdf' }]])
+    ]) {
+      expect(response.status).toBe(413)
+      expect(await response.json()).toMatchObject({ ok: false, code: 'payload_too_large', error: 'The file is larger than 100000 bytes, the limit of this gateway (MEDIA_MAX_BYTES)' })
+    }
+    expect({ uploads: uploadsSeen(ctx.gateway), sent: ctx.gateway.emulator.sentMessages.length }).toEqual(before)
   })
 })

@@ -155,6 +155,7 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
         connection: active.connection,
         throughputLevel: number.throughputLevel,
         deadline: expiresAt,
+        slot: verdict.slot,
         queued: campaigns
           ? { claim: async () => await campaigns.claim(record.id, deps.worker), lane: 'campaign' }
           : { claim: async () => await deps.queuedSends.markSending(record.id, deps.worker) }

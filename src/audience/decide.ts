@@ -7,6 +7,7 @@ import { DAY_MS, type MessagingLimitStore, type Slot } from '../store/messaging-
 import type { ServiceWindowStore } from '../store/service-window.js'
 import type { SuppressionStore } from '../store/suppressions.js'
 import type { TemplateStore } from '../store/templates.js'
+import { isUserId } from '../resources/recipient.js'
 import { limitOfNumbers } from './tiers.js'
 
 /**
@@ -69,8 +70,10 @@ export function createDecide (deps: DecideDeps): Decide {
     }
     if (synced?.category?.toUpperCase() === 'MARKETING') {
       const blocked = await deps.suppressions.blocked(send.workspaceId, send.recipient)
-      if (blocked.suppressed) return { go: 'refuse', error: recipientOptedOut() }
-      if (blocked.coolingDownUntil) return { go: 'hold', reason: 'cooldown', until: blocked.coolingDownUntil, error: recipientCoolingDown(blocked.coolingDownUntil) }
+      // the error names the field the request used: a user id came as `recipient`, a number as `to`
+      const field = isUserId(send.recipient) ? 'recipient' : 'to'
+      if (blocked.suppressed) return { go: 'refuse', error: recipientOptedOut(field) }
+      if (blocked.coolingDownUntil) return { go: 'hold', reason: 'cooldown', until: blocked.coolingDownUntil, error: recipientCoolingDown(blocked.coolingDownUntil, field) }
     }
     if (stage === 'hand-over' || !deps.messagingLimitCheck) return GO
     return await takeSlot(send)

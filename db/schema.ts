@@ -44,6 +44,8 @@ export const phoneNumbers = pgTable('phone_numbers', {
   qualityRating: text('quality_rating'),
   throughputLevel: text('throughput_level'),
   messagingLimitTier: text('messaging_limit_tier'),
+  /** what the phone-number node said last: a re-read that says the same again does not undo a webhook's newer tier */
+  messagingLimitTierNode: text('messaging_limit_tier_node'),
   /** the upstream's listing order: position 0 is the workspace's default sender */
   position: integer('position').notNull(),
   createdAt: createdAt(),
@@ -460,6 +462,15 @@ export const messagingLimitRecipients = pgTable('messaging_limit_recipients', {
   primaryKey({ columns: [table.wabaId, table.recipient] }),
   index('messaging_limit_recipients_window').on(table.wabaId, table.lastAt)
 ])
+
+/**
+ * Rows of messaging_limit_recipients per WABA (expired ones too, until they are pruned): the count a
+ * send checks, and the row it locks, instead of counting the window (functions of migration 0015).
+ */
+export const messagingLimitCounts = pgTable('messaging_limit_counts', {
+  wabaId: text('waba_id').primaryKey(),
+  used: integer('used').notNull().default(0)
+})
 
 /** The last catalog re-sync for an unknown template name, per WABA: at most one a minute, across processes. */
 export const templateResyncs = pgTable('template_resyncs', {

@@ -60,7 +60,8 @@ export default fp(async function dispatch (app) {
     // 131050 suppresses the recipient, 131049 cools them down, 132015/132016 mark the template (CONTRACT.md 14)
     async afterFailure (record, errorCode) {
       if (AUDIENCE_CODES.has(errorCode)) await applyRefusals(app.database.db, [{ workspaceId: record.workspaceId, recipient: record.recipient, errorCode, payload: record.payload }])
-    }
+    },
+    giveBack: async slot => { await app.messagingLimit.giveBack(slot) }
   }), app.metrics.sends))
 
   // A keep-alive connection left open would hold the server's close until its idle timeout.

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { answerVerdict, sendOfMessage } from '../src/audience/decide.js'
+import { slotOf, untilDispatch } from '../src/audience/slots.js'
 import { clientGone } from '../src/dispatch/client-gone.js'
 import { preferFieldsOverAliases } from '../src/messages/aliases.js'
 import { withFilePlaceholder } from '../src/media/one-call.js'
@@ -37,8 +38,10 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     await app.checkServiceWindow(activeConnection.connection, sender.phoneNumberId, message)
     // the audience rules (CONTRACT.md 14): a synchronous send takes its messaging-limit slot here
     const stage = prefersRespondAsync(request.headers.prefer) ? 'hand-over' : 'send'
-    answerVerdict(await app.audience.decide(sendOfMessage(message, apiKey.workspaceId, activeConnection, sender.phoneNumberId), stage), stage)
-    const sendable = await app.mediaFiles.attach(request, reply, pendingMessage(message, apiKey, sender, request.body.client_reference))
+    const verdict = await app.audience.decide(sendOfMessage(message, apiKey.workspaceId, activeConnection, sender.phoneNumberId), stage)
+    answerVerdict(verdict, stage)
+    const slot = slotOf(verdict)
+    const sendable = await untilDispatch(app.audience.giveBack, slot, async () => await app.mediaFiles.attach(request, reply, pendingMessage(message, apiKey, sender, request.body.client_reference)))
     if (!sendable) return reply // answered from its Idempotency-Key, nothing uploaded
     const { pending, fingerprint, mediaId } = sendable
     if (stage === 'hand-over') {
@@ -47,14 +50,15 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
       return await reply.code(202).headers({ 'preference-applied': 'respond-async', location: `/api/messages.php?id=${queued.id}` })
         .send({ ok: true as const, id: queued.id, status: 'queued' as const, ...(mediaId && { media_id: mediaId }) })
     }
-    const record = await app.logSend(request, reply, { ...pending, dispatcherId: app.dispatcherId }, 'send', fingerprint)
+    const record = await untilDispatch(app.audience.giveBack, slot, async () => await app.logSend(request, reply, { ...pending, dispatcherId: app.dispatcherId }, 'send', fingerprint))
     if (!record) return reply // answered from its Idempotency-Key
     const { wamid } = await app.dispatch(record, {
       connection: request.activeConnection.connection,
       throughputLevel: sender.throughputLevel,
       // counted from the request's arrival: the time spent on checks and the log record is part of it
       deadline: Date.now() - reply.elapsedTime + app.config.DISPATCH_DEADLINE_MS,
-      signal: clientGone(reply)
+      signal: clientGone(reply),
+      slot
     })
     return { ok: true as const, id: record.id, wamid, status: 'sent' as const, ...(mediaId && { media_id: mediaId }) }
   })

@@ -6,10 +6,16 @@ import { invalidRequest, notFound } from '../src/errors.js'
 import { ErrorEnvelopeSchema } from '../src/messages/schemas.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
 import type { Suppression } from '../src/store/suppressions.js'
+import { suppressionTarget, suppressionView as view } from '../src/audience/suppression-target.js'
 
 const errors = { '4xx': ErrorEnvelopeSchema, '5xx': ErrorEnvelopeSchema }
-const view = (row: Suppression) => ({ to: row.recipient, reason: row.reason, created_at: row.createdAt.toISOString() })
-const digits = (to: string) => to.replace(/^\+/, '')
+
+/** The recipient a request names (`to` or `recipient`), or a 422 naming the field at fault. */
+function targetOf (given: { to?: string, recipient?: string }, required: boolean): string | undefined {
+  const target = suppressionTarget(given, required)
+  if (target && 'problem' in target) throw invalidRequest(target.problem, target.field)
+  return target?.recipient
+}
 
 /** The workspace's suppression list (CONTRACT.md 14): read it, add to it and remove from it by hand (audited). */
 const suppressions: FastifyPluginAsyncTypebox = async function (app) {
@@ -21,7 +27,7 @@ const suppressions: FastifyPluginAsyncTypebox = async function (app) {
       ...common,
       operationId: 'listSuppressions',
       summary: 'List the recipients MARKETING templates are not sent to',
-      description: 'Newest first, paged with next_cursor; ?to= reads one recipient. Entries come from the upstream (131050, user_preferences), opt-out keywords in inbound texts, or by hand. Needs the messages:read scope.',
+      description: 'Newest first, paged with next_cursor; ?to= (or ?recipient= for a business-scoped user id) reads one recipient. Entries come from the upstream (131050, user_preferences), opt-out keywords in inbound texts, or by hand. Needs the messages:read scope.',
       querystring: SuppressionQuerySchema,
       response: { 200: SuppressionListSchema, ...errors }
     },
@@ -30,7 +36,7 @@ const suppressions: FastifyPluginAsyncTypebox = async function (app) {
     const { query } = request
     const limit = query.limit === undefined ? 50 : Number(query.limit)
     const afterId = query.cursor === undefined ? undefined : decodeSuppressionCursor(query.cursor)
-    const rows = await app.suppressions.list(request.apiKey.workspaceId, { to: query.to && digits(query.to), limit: limit + 1, afterId }) ?? (() => { throw badSuppressionCursor() })()
+    const rows = await app.suppressions.list(request.apiKey.workspaceId, { to: targetOf(query, false), limit: limit + 1, afterId }) ?? (() => { throw badSuppressionCursor() })()
     const page = rows.slice(0, limit)
     return { ok: true as const, suppressions: page.map(view), next_cursor: rows.length > limit ? encodeSuppressionCursor(page[page.length - 1].id) : null }
   })
@@ -49,7 +55,7 @@ const suppressions: FastifyPluginAsyncTypebox = async function (app) {
   }, async function addSuppression (request) {
     const { workspaceId } = request.apiKey
     const audited = audit.of(actors.key(request), 'suppression.added', (row: Suppression) => ({ workspaceId, target: { kind: 'suppression', id: row.id } }))
-    const { suppression } = await app.suppressions.add(workspaceId, digits(request.body.to), audited)
+    const { suppression } = await app.suppressions.add(workspaceId, targetOf(request.body, true)!, audited)
     return { ok: true as const, suppression: view(suppression) }
   })
 
@@ -66,9 +72,9 @@ const suppressions: FastifyPluginAsyncTypebox = async function (app) {
     schemaErrorFormatter: bodyValidationError
   }, async function removeSuppression (request) {
     const { workspaceId } = request.apiKey
-    if (request.query.to === undefined) throw invalidRequest('to: is required', 'to')
+    const recipient = targetOf(request.query, true)!
     const audited = audit.of(actors.key(request), 'suppression.removed', (row: Suppression) => ({ workspaceId, target: { kind: 'suppression', id: row.id } }))
-    if (!await app.suppressions.remove(workspaceId, digits(request.query.to), audited)) throw notFound('This recipient is not on the suppression list')
+    if (!await app.suppressions.remove(workspaceId, recipient, audited)) throw notFound('This recipient is not on the suppression list')
     return { ok: true as const }
   })
 }

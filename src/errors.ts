@@ -58,10 +58,11 @@ export const fileTooLarge = (limit: string) =>
 // Audience rules (CONTRACT.md 14)
 export const messagingLimitReached = (limit: number, retryAfterSeconds: number) => new AppError(429, 'messaging_limit_reached',
   `The messaging limit of ${limit} unique recipients of business-initiated messages in 24 hours is reached; a slot frees in ${retryAfterSeconds} s; nothing was sent`, { retryAfterSeconds })
-export const recipientOptedOut = () => new AppError(422, 'recipient_opted_out',
-  'The recipient opted out of marketing messages (suppression list): MARKETING templates are not sent to them; nothing was sent', { field: 'to' })
-export const recipientCoolingDown = (until: Date) => new AppError(422, 'recipient_cooling_down',
-  `The recipient reached the upstream's per-user marketing cap (131049): MARKETING templates to them wait until ${until.toISOString()}; nothing was sent`, { field: 'to' })
+/** `field`: the request's name for the recipient, `to` (a phone number) or `recipient` (a business-scoped user id). */
+export const recipientOptedOut = (field: 'to' | 'recipient') => new AppError(422, 'recipient_opted_out',
+  'The recipient opted out of marketing messages (suppression list): MARKETING templates are not sent to them; nothing was sent', { field })
+export const recipientCoolingDown = (until: Date, field: 'to' | 'recipient') => new AppError(422, 'recipient_cooling_down',
+  `The recipient reached the upstream's per-user marketing cap (131049): MARKETING templates to them wait until ${until.toISOString()}; nothing was sent`, { field })
 export const templateNotFound = (name: string) => new AppError(422, 'template_not_found',
   `Template ${name} is not in the WhatsApp Business Account's catalog in any language (re-synced from the upstream); nothing was sent`, { field: 'template' })
 export const templateNotApproved = (name: string, language: string, status: string) => new AppError(422, 'template_not_approved',

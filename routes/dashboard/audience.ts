@@ -45,15 +45,16 @@ const audience: FastifyPluginAsyncTypebox = async function (app) {
       limitsOf(await app.connections.active(workspaceId), app.messagingLimit, app.config.THROUGHPUT_MPS)
     ])
     const days = new Map<string, DayBar>()
-    const totals = { billable: 0, free: 0, messages: 0 }
+    const totals = { billable: 0, free: 0, unpriced: 0, messages: 0 }
     for (const row of counts) {
       const day = days.get(row.day) ?? { day: row.day, categories: {} }
       day.categories[row.category] = (day.categories[row.category] ?? 0) + row.messages
       days.set(row.day, day)
       totals.messages += row.messages
       totals.billable += row.billable
+      totals.free += row.free
+      totals.unpriced += row.unpriced
     }
-    totals.free = totals.messages - totals.billable
     const content = usageContent({
       days: [...days.values()],
       totals,

@@ -3,21 +3,23 @@ import { messagingLimitReached, recipientCoolingDown, recipientOptedOut, templat
 import type { ComposedMessage } from '../messages/compose.js'
 import type { ActiveConnection } from '../store/connections.js'
 import type { MessageRecord } from '../store/messages.js'
-import { DAY_MS, type MessagingLimitStore } from '../store/messaging-limit.js'
+import { DAY_MS, type MessagingLimitStore, type Slot } from '../store/messaging-limit.js'
 import type { ServiceWindowStore } from '../store/service-window.js'
 import type { SuppressionStore } from '../store/suppressions.js'
 import type { TemplateStore } from '../store/templates.js'
+import { isUserId } from '../resources/recipient.js'
 import { limitOfNumbers } from './tiers.js'
 
 /**
  * "May this message go now?" (CONTRACT.md 14), one answer for every path that sends:
- * - send: go ahead (at the `send` stage a messaging-limit slot has been taken for it);
+ * - send: go ahead (at the `send` stage a messaging-limit slot has been taken for it; `slot` when
+ *   it was taken anew, to give back if the send never goes out);
  * - hold: not now; a queued send waits with `reason` until `until` (or the event that clears it),
  *   a synchronous send answers `error` instead;
  * - refuse: never; answer `error` (a queued send ends failed with its code).
  */
 export type Verdict =
-  | { go: 'send' }
+  | { go: 'send', slot?: Slot }
   | { go: 'hold', reason: HoldReason, until: Date, error: AppError }
   | { go: 'refuse', error: AppError }
 
@@ -43,7 +45,7 @@ export interface DecideDeps {
   templates: Pick<TemplateStore, 'byName'>
   suppressions: Pick<SuppressionStore, 'blocked'>
   messagingLimit: Pick<MessagingLimitStore, 'take'>
-  serviceWindow: Pick<ServiceWindowStore, 'wroteSince'>
+  serviceWindow: Pick<ServiceWindowStore, 'wroteSinceQuery'>
   /** MESSAGING_LIMIT_CHECK */
   messagingLimitCheck: boolean
 }
@@ -68,19 +70,24 @@ export function createDecide (deps: DecideDeps): Decide {
     }
     if (synced?.category?.toUpperCase() === 'MARKETING') {
       const blocked = await deps.suppressions.blocked(send.workspaceId, send.recipient)
-      if (blocked.suppressed) return { go: 'refuse', error: recipientOptedOut() }
-      if (blocked.coolingDownUntil) return { go: 'hold', reason: 'cooldown', until: blocked.coolingDownUntil, error: recipientCoolingDown(blocked.coolingDownUntil) }
+      // the error names the field the request used: a user id came as `recipient`, a number as `to`
+      const field = isUserId(send.recipient) ? 'recipient' : 'to'
+      if (blocked.suppressed) return { go: 'refuse', error: recipientOptedOut(field) }
+      if (blocked.coolingDownUntil) return { go: 'hold', reason: 'cooldown', until: blocked.coolingDownUntil, error: recipientCoolingDown(blocked.coolingDownUntil, field) }
     }
     if (stage === 'hand-over' || !deps.messagingLimitCheck) return GO
     return await takeSlot(send)
   }
 
-  /** Counts the recipient against the WABA's limit unless they wrote in the last 24 h (a reply in their window is free). */
+  /**
+   * Counts the recipient against the WABA's limit unless they wrote in the last 24 h (a reply in
+   * their window is free): both asked in one statement, the send path's one round trip for the limit.
+   */
   async function takeSlot (send: SendToDecide): Promise<Verdict> {
-    if (await deps.serviceWindow.wroteSince(send.workspaceId, send.phoneNumberId, send.recipient, new Date(Date.now() - DAY_MS))) return GO
+    const free = deps.serviceWindow.wroteSinceQuery(send.workspaceId, send.phoneNumberId, send.recipient, new Date(Date.now() - DAY_MS))
     const limit = limitOfNumbers(send.active.numbers.map(number => number.messagingLimitTier))
-    const slot = await deps.messagingLimit.take(send.active.connection.wabaId, send.recipient, limit)
-    if (slot.taken) return GO
+    const slot = await deps.messagingLimit.take(send.active.connection.wabaId, send.recipient, limit, free)
+    if (slot.taken) return slot.slot ? { go: 'send', slot: slot.slot } : GO
     const retryAfter = Math.max(1, Math.ceil((slot.nextSlotAt.getTime() - Date.now()) / 1000))
     return { go: 'hold', reason: 'messaging_limit', until: slot.nextSlotAt, error: messagingLimitReached(limit ?? 0, retryAfter) }
   }

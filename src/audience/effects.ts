@@ -60,8 +60,9 @@ export async function applyAudienceIntake (tx: Executor, applied: AudienceIntake
   }
   await applyPreferences(tx, applied.audience.flatMap(event => event.kind === 'preference' ? [event] : []))
   if (options.optOutKeywords.size > 0) {
-    await suppress(tx, applied.inbound.flatMap(message => message.from !== null && isOptOut(message.payload, options.optOutKeywords)
-      ? [{ workspaceId: message.workspaceId, recipient: message.from, reason: 'keyword' as const }]
+    // the sender as every name we know it by: a phone number, a business-scoped user id, or both (CONTRACT.md 16)
+    await suppress(tx, applied.inbound.flatMap(message => isOptOut(message.payload, options.optOutKeywords)
+      ? [...new Set([message.from, message.fromUserId])].flatMap(recipient => recipient ? [{ workspaceId: message.workspaceId, recipient, reason: 'keyword' as const }] : [])
       : []))
   }
   for (const event of applied.audience) {

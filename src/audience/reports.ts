@@ -50,14 +50,17 @@ function dateOf (text: string, field: string): Date {
 /** The usage rows of a group: per day or category as counted, per country merged from calling-code prefixes. */
 export async function usageRows (usage: Pick<UsageStore, 'counts'>, workspaceId: string, period: { since: Date, until: Date, group: UsageGroup }) {
   const counts = await usage.counts(workspaceId, period.since, period.until, period.group)
-  const merged = new Map<string, { billable: number, messages: number }>()
+  const merged = new Map<string, { billable: number, free: number, unpriced: number, messages: number }>()
   for (const row of counts) {
     const key = period.group === 'country' ? countryOf(row.key) : row.key
-    const sum = merged.get(key) ?? { billable: 0, messages: 0 }
+    const sum = merged.get(key) ?? { billable: 0, free: 0, unpriced: 0, messages: 0 }
     sum.billable += row.billable
+    sum.free += row.free
+    sum.unpriced += row.unpriced
     sum.messages += row.messages
     merged.set(key, sum)
   }
+  // a message no status webhook has priced yet is neither billable nor free: `unpriced`
   return [...merged].sort(([a], [b]) => a.localeCompare(b))
-    .map(([key, sum]) => ({ [period.group]: key, billable: sum.billable, free: sum.messages - sum.billable, messages: sum.messages }))
+    .map(([key, sum]) => ({ [period.group]: key, billable: sum.billable, free: sum.free, unpriced: sum.unpriced, messages: sum.messages }))
 }

@@ -1,17 +1,21 @@
 import { Type } from '@sinclair/typebox'
 import { SUPPRESSION_REASONS } from '../../db/schema.js'
 import { ISO_DATE_TIME, PAGE_LIMIT, PHONE, StringEnum } from '../messages/schemas.js'
+import { USER_ID } from '../resources/recipient.js'
 
 const Nullable = <T extends ReturnType<typeof Type.String | typeof Type.Integer>>(schema: T) => Type.Union([schema, Type.Null()])
 
 export const SuppressionSchema = Type.Object({
-  to: Type.String(),
+  to: Nullable(Type.String({ description: 'The phone number; null for an entry by business-scoped user id.' })),
+  recipient_user_id: Nullable(Type.String({ description: 'The business-scoped user id; null for an entry by phone number.' })),
   reason: StringEnum(SUPPRESSION_REASONS),
   created_at: Type.String({ format: 'date-time' })
 })
 
 export const SuppressionQuerySchema = Type.Object({
-  to: Type.Optional(Type.String({ pattern: PHONE, description: 'Only this recipient (GET), or the recipient to remove (DELETE).' })),
+  // checked by the route (src/audience/suppression-target.ts): a raw + in a query string arrives as a space
+  to: Type.Optional(Type.String({ maxLength: 32, description: 'A phone number: only this recipient (GET), or the recipient to remove (DELETE). A + written raw (decoded as a space) is accepted.' })),
+  recipient: Type.Optional(Type.String({ pattern: USER_ID, description: 'A business-scoped user id instead of to.' })),
   limit: Type.Optional(Type.String({ pattern: PAGE_LIMIT, description: 'Page size, 1–100 (default 50).' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The next_cursor of the previous page.' }))
 })
@@ -22,7 +26,10 @@ export const SuppressionListSchema = Type.Object({
   next_cursor: Nullable(Type.String())
 })
 
-export const SuppressionBodySchema = Type.Object({ to: Type.String({ pattern: PHONE }) })
+export const SuppressionBodySchema = Type.Object({
+  to: Type.Optional(Type.String({ pattern: PHONE, description: 'A phone number.' })),
+  recipient: Type.Optional(Type.String({ pattern: USER_ID, description: 'A business-scoped user id instead of to (exactly one of the two).' }))
+})
 export const SuppressionAddedSchema = Type.Object({ ok: Type.Literal(true), suppression: SuppressionSchema })
 export const OkSchema = Type.Object({ ok: Type.Literal(true) })
 
@@ -58,7 +65,8 @@ export const UsageSchema = Type.Object({
     category: Type.Optional(Type.String()),
     country: Type.Optional(Type.String()),
     billable: Type.Integer(),
-    free: Type.Integer(),
+    free: Type.Integer({ description: 'Priced as not billable by a status webhook.' }),
+    unpriced: Type.Integer({ description: 'No status webhook has carried a price yet: neither billable nor free (counted in messages).' }),
     messages: Type.Integer()
   }))
 })

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { answerVerdict, sendOfMessage } from '../audience/decide.js'
+import { slotOf, untilDispatch } from '../audience/slots.js'
 import { clientGone } from '../dispatch/client-gone.js'
 import { AppError, invalidRequest, noActiveConnection } from '../errors.js'
 import { composeMessage } from '../messages/compose.js'
@@ -33,9 +34,13 @@ export async function sendFromDashboard (app: FastifyInstance, request: FastifyR
       const message = { ...composed, recipient: await app.userIds.current(workspace.id, composed.recipient) }
     const sender = senderOf(active.numbers, valid.phone_number_id)
     await app.checkServiceWindow(active.connection, sender.phoneNumberId, message)
-    answerVerdict(await app.audience.decide(sendOfMessage(message, workspace.id, active, sender.phoneNumberId), 'send'), 'send')
-    record = await app.messages.createPending({ ...dashboardRecord(message, workspace, sender), dispatcherId: app.dispatcherId })
+    const verdict = await app.audience.decide(sendOfMessage(message, workspace.id, active, sender.phoneNumberId), 'send')
+    answerVerdict(verdict, 'send')
+    const slot = slotOf(verdict)
+    record = await untilDispatch(app.audience.giveBack, slot, async () => await app.messages.createPending({ ...dashboardRecord(message, workspace, sender), dispatcherId: app.dispatcherId }))
+    if (!record) throw new Error('unreachable: createPending returned nothing')
     const { wamid } = await app.dispatch(record, {
+      slot,
       connection: active.connection,
       throughputLevel: sender.throughputLevel,
       deadline: Date.now() - reply.elapsedTime + app.config.DISPATCH_DEADLINE_MS,

@@ -4,6 +4,7 @@ import { throughputOf } from '../pacer/throughput.js'
 import { withRecordId } from '../errors.js'
 import { PacerRefusal, type Pacer } from '../pacer/types.js'
 import type { Connection } from '../store/connections.js'
+import type { Slot } from '../store/messaging-limit.js'
 import { isWamidTaken, type MessageRecord, type MessageStore } from '../store/messages.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { UpstreamError } from '../upstream/errors.js'
@@ -29,6 +30,8 @@ export interface DispatchDeps {
   limits: { maxAttempts: number, deadlineMs: number, throughputMps?: number }
   /** after a failure is written: what the upstream's refusal means beyond this message (an opt-out, a paused template) */
   afterFailure?: (record: MessageRecord, errorCode: string) => Promise<void>
+  /** a messaging-limit slot whose send never went out frees again (CONTRACT.md 14) */
+  giveBack?: (slot: Slot) => Promise<void>
 }
 
 export interface DispatchOptions {
@@ -47,6 +50,8 @@ export interface DispatchOptions {
    * when the record was left as it was.
    */
   queued?: { claim (): Promise<boolean>, lane?: 'campaign' }
+  /** the messaging-limit slot the audience rules took anew for this send: given back when nothing went out */
+  slot?: Slot
 }
 
 export type Dispatch = (record: MessageRecord, options: DispatchOptions) => Promise<{ wamid: string }>
@@ -106,11 +111,19 @@ export function createDispatcher (deps: DispatchDeps): Dispatch {
     return { wamid }
   }
 
+  /** Best effort: a slot not given back only costs a slot until its 24 h end. */
+  async function giveBack (record: MessageRecord, slot: Slot): Promise<void> {
+    await deps.giveBack?.(slot).catch(error => {
+      deps.log.warn({ messageId: record.id, err: (error as Error).message }, 'could not give back the messaging-limit slot of a send that did not go out')
+    })
+  }
+
   return async function dispatch (record, options) {
     deps.inHand.add(record.id)
     try {
       const outcome = await paced(record, options, options.deadline ?? Date.now() + deps.limits.deadlineMs)
       if (outcome.ok) return await sent(record, outcome.result.wamid, outcome.attempts)
+      if (options.slot && wentNowhere(outcome)) await giveBack(record, options.slot)
       if (options.queued) leftAsItWas(outcome)
       const abandoned = outcome.attempts > 0 && outcome.error instanceof DispatchStopped
       const failure = abandoned ? abandonedFailure() : dispatchFailure(outcome.error, outcome.attempts, options.queued ? 'expired' : 'dispatch_timeout')
@@ -119,6 +132,15 @@ export function createDispatcher (deps: DispatchDeps): Dispatch {
       deps.inHand.delete(record.id)
     }
   }
+}
+
+/**
+ * Nothing reached a recipient: no upstream call was made, or the upstream refused the message (an
+ * unknown outcome, a timeout or a broken connection may have sent it, and keeps its slot).
+ */
+function wentNowhere (outcome: Outcome & { ok: false }): boolean {
+  if (outcome.attempts === 0) return true
+  return outcome.error instanceof UpstreamError && (outcome.error.kind === 'rejected' || outcome.error.kind === 'unreachable')
 }
 
 /** A queued send that never went out because of shutdown goes back to its queue; one withdrawn meanwhile is someone else's to record. */

@@ -159,6 +159,7 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
         connection: active.connection,
         throughputLevel: number.throughputLevel,
         deadline: expiresAt,
+        slot: verdict.slot,
         queued: campaigns
           ? { claim: async () => await campaigns.claim(record.id, deps.worker), lane: 'campaign' }
           : { claim: async () => deps.withdrawing?.(record.id) !== true && await deps.queuedSends.markSending(record.id, deps.worker, claimedAt ??= new Date()) }

@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { connections, phoneNumbers } from '../../db/schema.js'
 import type { UpstreamPhoneNumber } from '../upstream/types.js'
@@ -87,7 +87,11 @@ export function connectionStore (db: Database, cache: ReadCache) {
     },
 
     async updateNumber (id: string, number: UpstreamPhoneNumber): Promise<void> {
-      await db.update(phoneNumbers).set({ ...numberFields(number), updatedAt: new Date() }).where(eq(phoneNumbers.id, id))
+      const fields = numberFields(number)
+      // The most recent information wins: a tier webhook is newer than a node that still says what
+      // it said at the last read (the node lags behind the webhook), but a node that changed is newer.
+      const tier = sql`case when ${fields.messagingLimitTierNode}::text is distinct from ${phoneNumbers.messagingLimitTierNode} then ${fields.messagingLimitTierNode}::text else ${phoneNumbers.messagingLimitTier} end`
+      await db.update(phoneNumbers).set({ ...fields, messagingLimitTier: tier, updatedAt: new Date() }).where(eq(phoneNumbers.id, id))
       await cache.changed()
     }
   }
@@ -100,7 +104,8 @@ function numberFields (number: UpstreamPhoneNumber) {
     verifiedName: number.verified_name ?? null,
     qualityRating: number.quality_rating ?? null,
     throughputLevel: number.throughput?.level ?? null,
-    messagingLimitTier: number.whatsapp_business_manager_messaging_limit ?? number.messaging_limit_tier ?? null
+    messagingLimitTier: number.whatsapp_business_manager_messaging_limit ?? number.messaging_limit_tier ?? null,
+    messagingLimitTierNode: number.whatsapp_business_manager_messaging_limit ?? number.messaging_limit_tier ?? null
   }
 }
 

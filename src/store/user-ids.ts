@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { isUserId } from '../resources/recipient.js'
+import { newId } from './ids.js'
 import type { Executor } from './jobs.js'
 
 /** A business-scoped user id the upstream replaced by another (an inbound `user_changed_user_id`). */
@@ -19,6 +20,13 @@ export async function linkUserIds (tx: Executor, changes: UserIdChange[]): Promi
     await tx.execute(sql`delete from user_id_links where workspace_id = ${change.workspaceId} and old_user_id = ${change.newUserId}`)
     await tx.execute(sql`insert into user_id_links (workspace_id, old_user_id, new_user_id) values (${change.workspaceId}, ${change.oldUserId}, ${change.newUserId})
       on conflict (workspace_id, old_user_id) do update set new_user_id = excluded.new_user_id, linked_at = now()`)
+    // the user opted out under the old id: the new id is suppressed too (CONTRACT.md 16), with the same reason
+    await tx.execute(sql`insert into suppressions (id, workspace_id, recipient, reason)
+      select ${newId('sup')}, workspace_id, ${change.newUserId}, reason from suppressions where workspace_id = ${change.workspaceId} and recipient = ${change.oldUserId}
+      on conflict do nothing`)
+    await tx.execute(sql`insert into cooldowns (workspace_id, recipient, until)
+      select workspace_id, ${change.newUserId}, until from cooldowns where workspace_id = ${change.workspaceId} and recipient = ${change.oldUserId} and until > now()
+      on conflict (workspace_id, recipient) do update set until = greatest(cooldowns.until, excluded.until)`)
   }
 }
 

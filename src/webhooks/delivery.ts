@@ -4,6 +4,7 @@ import type { KeptAside } from '../store/kept-aside.js'
 import type { StatusEvent } from '../store/status-events.js'
 import type { InboundEvent } from '../store/inbound.js'
 import type { TemplateEvent } from '../store/templates.js'
+import { USER_ID } from '../resources/recipient.js'
 import { announcedUserId } from './user-id-changes.js'
 import { arrayOf, idString, isObject, shortString, unstorablePath, upstreamTime, type InboundValue, type MessagesValue, type StatusValue, type TemplateValue, type UpstreamErrorValue, type WebhookBody, type WebhookEntry } from './payload.js'
 
@@ -22,6 +23,8 @@ export interface DeliveryParts {
 }
 
 export const emptyParts = (): DeliveryParts => ({ statuses: [], inbound: [], templates: [], keptAside: [], audience: [], refreshWabas: new Set() })
+
+const USER_ID_RE = new RegExp(USER_ID)
 
 // Events that name no status of their own map to the status the template is left in.
 const TEMPLATE_STATUS_OF_EVENT: Record<string, string> = { REINSTATED: 'APPROVED', UNARCHIVED: 'APPROVED', FLAGGED: 'APPROVED' }
@@ -190,10 +193,14 @@ function readTier (parts: DeliveryParts, wabaId: string, value: Record<string, u
 function readPreferences (parts: DeliveryParts, aside: Aside, value: Record<string, unknown>): void {
   const phoneNumberId = idString((value.metadata as { phone_number_id?: unknown } | undefined)?.phone_number_id)
   if (!phoneNumberId) return aside({ kind: 'rejected', reason: 'missing_phone_number_id', field: 'metadata.phone_number_id', event: value })
-  for (const preference of arrayOf<{ wa_id?: unknown, category?: unknown, value?: unknown }>(value.user_preferences)) {
-    const recipient = shortString(preference.wa_id, 64)
-    if (!recipient || preference.category !== 'marketing_messages' || (preference.value !== 'stop' && preference.value !== 'resume')) continue
-    parts.audience.push({ kind: 'preference', phoneNumberId, recipient: recipient.replace(/^\+/, ''), value: preference.value })
+  for (const preference of arrayOf<{ wa_id?: unknown, user_id?: unknown, category?: unknown, value?: unknown }>(value.user_preferences)) {
+    if (preference.category !== 'marketing_messages' || (preference.value !== 'stop' && preference.value !== 'resume')) continue
+    // the user by phone number, by business-scoped user id (CONTRACT.md 16), or both: each name is listed
+    const phone = shortString(preference.wa_id, 64)?.replace(/^\+/, '')
+    const userId = typeof preference.user_id === 'string' && USER_ID_RE.test(preference.user_id) ? preference.user_id : undefined
+    for (const recipient of [phone, userId]) {
+      if (recipient) parts.audience.push({ kind: 'preference', phoneNumberId, recipient, value: preference.value })
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
+import { refreshNumbers } from '../../src/connections/refresh.js'
 import type { ConnectedWorkspace, TestGateway } from '../helpers/gateway.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
@@ -75,6 +76,66 @@ describe('audience: the messaging limit', () => {
     const sent = await waitFor(async () => { const message = await messageOf(gateway, workspace, id); return ['sent', 'delivered', 'read'].includes(String(message.status)) ? message : undefined }, { timeoutMs: 15_000, what: 'sent' })
     expect(sent.held_reason).toBeNull()
     expect(sentTo(gateway, '15558000005')).toBe(1)
+  })
+})
+
+describe('audience: the tier, the most recent information winning', () => {
+  const ctx = useGateway()
+  const capability = (limit: number) => ({
+    object: 'whatsapp_business_account',
+    entry: [{ id: WABA, time: Math.floor(Date.now() / 1000), changes: [{ field: 'business_capability_update', value: { max_daily_conversations_per_business: limit } }] }]
+  })
+  const limits = async () => (await limitsOf(ctx.gateway, ctx.workspace)).map(number => number.messaging_limit.limit)
+
+  it('a node re-read that says what it said before keeps a newer webhook tier; a node that changed since its last read wins', async () => {
+    const { gateway, workspace } = ctx
+    await tierBecomes(gateway, workspace, 'TIER_250', 250)
+    await refreshNumbers(gateway.app.connectDeps, WABA)
+    // the webhook says 10,000 while the node still says TIER_250 (it lags behind): the webhook is newer
+    expect(await gateway.emulator.sendWebhook(WABA, capability(10_000))).toBe(200)
+    await waitFor(async () => (await limits()).every(limit => limit === 10_000), { timeoutMs: 15_000, what: 'limit 10,000' })
+    await refreshNumbers(gateway.app.connectDeps, WABA)
+    expect((await limits()).every(limit => limit === 10_000)).toBe(true)
+    // the node's answer differs from its last one: news, newer than the webhook
+    await gateway.app.database.db.execute(sql`update phone_numbers set messaging_limit_tier_node = 'TIER_2K'`)
+    await refreshNumbers(gateway.app.connectDeps, WABA)
+    expect((await limits()).every(limit => limit === 250)).toBe(true)
+  })
+})
+
+/** A slot taken by a send that never went out is given back (CONTRACT.md 14: it reached nobody). */
+describe('audience: slots of sends that never went out', () => {
+  const ctx = useGateway()
+  const used = async () => (await limitsOf(ctx.gateway, ctx.workspace))[0].messaging_limit.used_24h
+
+  it('a template the upstream refuses, or that cannot reach it, gives its slot back; one that went out keeps it', async () => {
+    const { gateway, workspace } = ctx
+    await tierBecomes(gateway, workspace, '1', 1)
+    gateway.emulator.setFaults({ recipient: '15558200001' }, { permanent: { code: 131026, httpStatus: 400 } })
+    expect((await sendTo(gateway, workspace, '15558200001', UTILITY)).statusCode).toBe(502)
+    expect(await used()).toBe(0)
+    gateway.emulator.setFaults({ recipient: '15558200002' }, { reset: true })
+    const unreachable = await sendTo(gateway, workspace, '15558200002', UTILITY)
+    expect(unreachable.statusCode).toBeGreaterThanOrEqual(500)
+    // a broken connection may have sent it: the slot is kept then; otherwise it is free again
+    const kept = ['outcome_unknown', 'upstream_timeout'].includes(unreachable.json().code)
+    expect(await used()).toBe(kept ? 1 : 0)
+    if (kept) return
+    gateway.emulator.clearFaults()
+    expect((await sendTo(gateway, workspace, '15558200003', UTILITY)).statusCode).toBe(200)
+    expect(await used()).toBe(1)
+    expectEnvelope(await sendTo(gateway, workspace, '15558200004', UTILITY), 429, 'messaging_limit_reached')
+  })
+
+  it('a send answered from its Idempotency-Key takes no slot; the first one keeps its own', async () => {
+    const { gateway, workspace } = ctx
+    await gateway.app.database.db.execute(sql`delete from messaging_limit_recipients`)
+    await gateway.app.database.db.execute(sql`update messaging_limit_counts set used = 0`)
+    await tierBecomes(gateway, workspace, '2', 2)
+    const headers = { 'idempotency-key': 'slot-once' }
+    expect((await sendTo(gateway, workspace, '15558300001', UTILITY, headers)).statusCode).toBe(200)
+    expect((await sendTo(gateway, workspace, '15558300001', UTILITY, headers)).headers['idempotent-replayed']).toBe('true')
+    expect(await used()).toBe(1)
   })
 })
 

@@ -25,22 +25,34 @@ describe('audience: usage', () => {
 
     const today = new Date().toISOString().slice(0, 10)
     const byDay = (await api(gateway, workspace, 'GET', '/api/usage.php')).json()
-    expect(byDay).toEqual({ ok: true, rows: [{ day: today, billable: 3, free: 1, messages: 4 }] })
+    expect(byDay).toEqual({ ok: true, rows: [{ day: today, billable: 3, free: 1, unpriced: 0, messages: 4 }] })
     const byCategory = (await api(gateway, workspace, 'GET', '/api/usage.php?group=category')).json().rows
     expect(byCategory).toEqual([
-      { category: 'marketing', billable: 1, free: 0, messages: 1 },
-      { category: 'service', billable: 0, free: 1, messages: 1 },
-      { category: 'utility', billable: 2, free: 0, messages: 2 }
+      { category: 'marketing', billable: 1, free: 0, unpriced: 0, messages: 1 },
+      { category: 'service', billable: 0, free: 1, unpriced: 0, messages: 1 },
+      { category: 'utility', billable: 2, free: 0, unpriced: 0, messages: 2 }
     ])
     const byCountry = (await api(gateway, workspace, 'GET', '/api/usage.php?group=country')).json().rows
     expect(byCountry).toEqual([
-      { country: 'BR', billable: 0, free: 1, messages: 1 },
-      { country: 'GB', billable: 1, free: 0, messages: 1 },
-      { country: 'US', billable: 2, free: 0, messages: 2 }
+      { country: 'BR', billable: 0, free: 1, unpriced: 0, messages: 1 },
+      { country: 'GB', billable: 1, free: 0, unpriced: 0, messages: 1 },
+      { country: 'US', billable: 2, free: 0, unpriced: 0, messages: 2 }
     ])
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
     expect((await api(gateway, workspace, 'GET', `/api/usage.php?since=${day(1)}&until=${day(2)}`)).json().rows).toEqual([])
     expect(expectEnvelope(await api(gateway, workspace, 'GET', `/api/usage.php?since=${day(1)}`), 422, 'invalid_request').field).toBe('since')
+  })
+
+  it('a message no status webhook has priced yet counts as unpriced, not as free (billable + free + unpriced = messages)', async () => {
+    const { gateway, workspace } = ctx
+    const to = '15551120001'
+    gateway.emulator.setStatusOptions({ recipient: to }, { statuses: [] })
+    const response = await sendTo(gateway, workspace, to, UTILITY)
+    expect(response.statusCode).toBe(200)
+    expect((await messageOf(gateway, workspace, response.json().id)).pricing).toBeNull()
+    const rows = (await api(gateway, workspace, 'GET', '/api/usage.php?group=category')).json().rows as Array<Record<string, number | string>>
+    expect(rows.find(row => row.category === 'unknown')).toEqual({ category: 'unknown', billable: 0, free: 0, unpriced: 1, messages: 1 })
+    for (const row of rows) expect(Number(row.billable) + Number(row.free) + Number(row.unpriced)).toBe(row.messages)
   })
 
   it('a malformed since, until or group is a 422 naming it', async () => {

@@ -41,7 +41,7 @@ export function suppressionsContent (view: SuppressionsView): SafeHtml {
 
 export interface UsageView {
   days: DayBar[]
-  totals: { billable: number, free: number, messages: number }
+  totals: { billable: number, free: number, unpriced: number, messages: number }
   numbers: Array<{ label: string, used: number, limit: number | null, tier: string }>
 }
 
@@ -57,7 +57,7 @@ export function usageContent (view: UsageView): SafeHtml {
 </section>
 <section class="card" aria-labelledby="usage-heading">
   <h2 id="usage-heading">Messages per day, by pricing category</h2>
-  <p>Total <strong data-field="messages">${view.totals.messages}</strong>: <span data-field="billable">${view.totals.billable}</span> billable, <span data-field="free">${view.totals.free}</span> free.</p>
+  <p>Total <strong data-field="messages">${view.totals.messages}</strong>: <span data-field="billable">${view.totals.billable}</span> billable, <span data-field="free">${view.totals.free}</span> free, <span data-field="unpriced">${view.totals.unpriced}</span> not priced yet.</p>
   ${view.days.length === 0 ? empty('Nothing sent in the last 30 days.') : stackedBars(view.days)}
 </section>`
 }

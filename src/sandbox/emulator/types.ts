@@ -177,7 +177,7 @@ export interface Emulator {
   /** sets the tier of every number of the WABA and sends a phone_number_quality_update */
   sendMessagingLimitUpdate (update: { wabaId: string, tier: string }): Promise<DeliveryStatus>
   /** a user_preferences webhook: the user stopped or resumed marketing messages */
-  sendUserPreference (update: { phoneNumberId: string, waId: string, value: 'stop' | 'resume' }): Promise<DeliveryStatus>
+  sendUserPreference (update: { phoneNumberId: string, waId?: string, userId?: string, value: 'stop' | 'resume' }): Promise<DeliveryStatus>
   sendWebhook (wabaId: string, body: unknown, options?: SendWebhookOptions): Promise<DeliveryStatus>
   callbackFor (wabaId: string): string | undefined
   idle (): Promise<void>

@@ -62,15 +62,16 @@ export async function sendMessagingLimitUpdate (context: EmulatorContext, update
   return await sendWebhook(context, update.wabaId, envelope(update.wabaId, 'phone_number_quality_update', value, Math.floor(Date.now() / 1000)))
 }
 
-/** A user stopped or resumed marketing messages (`user_preferences`, upstream-facts.md 4.9). */
-export async function sendUserPreference (context: EmulatorContext, update: { phoneNumberId: string, waId: string, value: 'stop' | 'resume' }): Promise<DeliveryStatus> {
+/** A user stopped or resumed marketing messages (`user_preferences`, upstream-facts.md 4.9), named by phone number, business-scoped user id, or both. */
+export async function sendUserPreference (context: EmulatorContext, update: { phoneNumberId: string, waId?: string, userId?: string, value: 'stop' | 'resume' }): Promise<DeliveryStatus> {
   const { waba, number } = context.accounts.number(update.phoneNumberId)
+  const user = { ...(update.waId !== undefined && { wa_id: digitsOf(update.waId) }), ...(update.userId !== undefined && { user_id: update.userId }) }
   const value = {
     messaging_product: 'whatsapp',
     metadata: { display_phone_number: digitsOf(number.displayPhoneNumber), phone_number_id: number.id },
-    contacts: [{ wa_id: digitsOf(update.waId), profile: { name: 'Emulated Customer' } }],
+    contacts: [{ ...user, profile: { name: 'Emulated Customer' } }],
     user_preferences: [{
-      wa_id: digitsOf(update.waId),
+      ...user,
       detail: update.value === 'stop' ? 'User requested to stop marketing messages' : 'User requested to resume marketing messages',
       category: 'marketing_messages',
       value: update.value,

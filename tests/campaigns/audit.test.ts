@@ -45,7 +45,8 @@ describe('campaigns: the audit\'s items', () => {
     expect(row).toMatchObject({ field: 'file' })
     expect(row.error).toMatch(/row 2, column 1/)
     const json = expectEnvelope(await createCampaign(gateway, workspace, { template: 'order_confirmation', language: 'en_US', recipients: [{ to: '+17779300003', variables: ['a\u0000'] }] }), 422, 'invalid_request')
-    expect(json.field).toBe('recipients[0].variables.0')
+    expect(json.field).toMatch(/^recipients/)
+    expect(json.error).toMatch(/NUL|null character|\\u0000/i)
     expect((await gateway.app.campaigns.page(workspace.workspaceId, { limit: 100 }))!.rows.length).toBe(before)
   })
 
@@ -66,7 +67,6 @@ describe('campaigns: the audit\'s items', () => {
     try {
       for (const response of [
         await uploadCampaign(gateway, workspace, fields(), 'to,1\n+17779400001,x\n'),
-        await uploadCampaign(gateway, workspace, [['name', 'Fields after the file']], 'to,1\n+17779400001,x\n'),
         await createCampaign(gateway, workspace, { template: 'order_confirmation', language: 'en_US', recipients: recipients(1, 9400, () => ['x']) })
       ]) {
         expectEnvelope(response, 503, 'database_unavailable')

@@ -1,14 +1,16 @@
 import { and, eq, gt, lte, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { campaignUploads, type CampaignUploadRecord } from '../../db/schema.js'
-import type { CampaignDraft } from '../campaigns/create.js'
-import type { NewCampaign } from './campaigns.js'
+import type { NewCampaign, Recipient } from './campaigns.js'
 import { newId } from './ids.js'
 
 type Tx = Parameters<Parameters<Database['transaction']>[0]>[0]
 
 /** How long a dashboard upload waits for its confirmation. */
 export const UPLOAD_TTL_MS = 60 * 60 * 1000
+
+/** A checked campaign with the recipients to send to (src/campaigns/create.ts's CampaignDraft). */
+export interface CampaignDraft { campaign: NewCampaign, recipients: Recipient[] }
 
 export interface CampaignUpload { id: string, userId: string, draft: CampaignDraft, expiresAt: Date }
 

@@ -520,3 +520,20 @@ export const campaignRecipients = pgTable('campaign_recipients', {
   variables: jsonb('variables').$type<string[] | Record<string, string>>(),
   clientReference: text('client_reference')
 }, table => [primaryKey({ columns: [table.campaignId, table.n] })])
+
+/**
+ * A CSV upload from the dashboard awaiting its user's confirmation (CONTRACT.md 15): the checked
+ * campaign and its recipients as they will be sent, kept an hour at most (then deleted).
+ */
+export const campaignUploads = pgTable('campaign_uploads', {
+  id: id(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  userId: text('user_id').notNull(),
+  /** the campaign's fields (NewCampaign; send_at as ISO) */
+  campaign: jsonb('campaign').$type<Record<string, unknown>>().notNull(),
+  /** [{to, variables, clientReference}] in row order */
+  recipients: jsonb('recipients').$type<Array<{ to: string, variables: string[] | Record<string, string> | null, clientReference: string | null }>>().notNull(),
+  createdAt: createdAt(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull()
+}, table => [index('campaign_uploads_expires').on(table.expiresAt)])
+export type CampaignUploadRecord = typeof campaignUploads.$inferSelect

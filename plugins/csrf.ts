@@ -5,6 +5,14 @@ import { sameSecret } from '../src/crypto/constant-time.js'
 import { csrfRejected } from '../src/dashboard/errors.js'
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * 'multipart-field': an upload form's token is its `_csrf` field, which only the route's own
+     * reader sees (a multipart body is not parsed before it): the route checks it with
+     * `checkFormToken` before reading the file. Every other form is checked here.
+     */
+    csrf?: 'multipart-field'
+  }
   interface FastifyInstance {
     /** the sign-in form's token: kept in a cookie of its own, since there is no session yet */
     signInFormToken (request: FastifyRequest, reply: FastifyReply): string
@@ -40,9 +48,16 @@ export default fp(async function csrf (app) {
     const kind = route.config?.dashboard
     const methods = [route.method].flat()
     if (!kind || methods.every(method => SAFE_METHODS.has(method))) return
+    if (route.config?.csrf === 'multipart-field') return
     route.preValidation = [route.preValidation ?? []].flat().concat(kind === 'public' ? checkSignInToken : checkSessionToken)
   })
 }, { name: 'csrf', dependencies: ['session'] })
+
+/** An upload's `_csrf` field (or the X-CSRF-Token header) against the session's token: 403 when they differ. */
+export function checkFormToken (request: FastifyRequest, field: string | undefined): void {
+  const header = request.headers['x-csrf-token']
+  if (!matches(typeof header === 'string' ? header : field, request.account.session.csrfToken)) throw csrfRejected()
+}
 
 function presented (request: FastifyRequest): string | undefined {
   const header = request.headers['x-csrf-token']

@@ -4,7 +4,7 @@ import { actors, audit } from '../src/access/audit.js'
 import { campaignFromRequest } from '../src/campaigns/create.js'
 import { badCampaignCursor, decodeCampaignCursor, encodeCampaignCursor } from '../src/campaigns/cursor.js'
 import { CampaignCreatedSchema, CampaignErrors, CampaignQuerySchema, CampaignReadSchema } from '../src/campaigns/schemas.js'
-import { AppError, invalidRequest, noActiveConnection, notFound } from '../src/errors.js'
+import { campaignEnded, invalidRequest, noActiveConnection, notFound } from '../src/errors.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
 import { campaignView } from '../src/resources/campaign.js'
 
@@ -27,7 +27,7 @@ const campaignRoutes: FastifyPluginAsyncTypebox = async function (app) {
 
   app.post('/api/campaigns.php', {
     bodyLimit: config.CAMPAIGN_BODY_LIMIT_BYTES,
-    config: { auth: 'apiKey', scopes: ['campaigns:write'], rateLimit: {}, plan: ['growth', 'scale'], mediaFile: 'stream' },
+    config: { auth: 'apiKey', scopes: ['campaigns:write'], rateLimit: {}, plan: ['growth', 'scale'], mediaFile: 'stream', bodyLimitSetting: 'CAMPAIGN_BODY_LIMIT_BYTES' },
     schema: {
       tags: ['campaigns'],
       operationId: 'createOrActOnCampaign',
@@ -53,13 +53,13 @@ const campaignRoutes: FastifyPluginAsyncTypebox = async function (app) {
       if (!acted) throw notFound('No campaign with this id in your workspace')
       // asking again for the state it is in is answered with it; an ended campaign cannot change
       const ended = acted.campaign.status === 'completed' || (acted.campaign.status === 'cancelled' && action !== 'cancel')
-      if (!acted.changed && ended) throw new AppError(409, 'campaign_ended', `The campaign is ${acted.campaign.status}: it can no longer be ${action === 'pause' ? 'paused' : action === 'resume' ? 'resumed' : 'cancelled'}`)
+      if (!acted.changed && ended) throw campaignEnded(acted.campaign.status, action)
       if (action !== 'pause') app.sendQueue.wake()
       const read = await app.campaigns.get(apiKey.workspaceId, id)
       return { ok: true as const, campaign: campaignView(read!.campaign, read!.counts) }
     }
     const draft = await campaignFromRequest({
-      templatesNamed: async (workspaceId, name) => await app.templates.byName(workspaceId, name),
+      templatesNamed: async (connection, name) => await app.audience.templatesNamed(connection, name),
       // opted-out recipients of a MARKETING template are skipped and counted (CONTRACT.md 14, 15)
       optedOut: async (workspaceId, category, recipients) => category?.toUpperCase() === 'MARKETING' ? await app.suppressions.suppressedAmong(workspaceId, recipients) : new Set<string>(),
       bodyLimitBytes: config.CAMPAIGN_BODY_LIMIT_BYTES

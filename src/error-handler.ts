@@ -2,6 +2,13 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, invalidRequest, payloadTooLarge, unsupportedMediaType } from './errors.js'
 import { unavailableAnswer } from './faults/answer.js'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** the setting a route's own body limit comes from, named in its 413 (CAMPAIGN_BODY_LIMIT_BYTES) */
+    bodyLimitSetting?: string
+  }
+}
+
 /** Turns anything thrown on any route into the error envelope `{ ok: false, error, code }`. */
 export function handleError (this: { config?: { BODY_LIMIT_BYTES: number } }, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const known = toAppError(error, this.config?.BODY_LIMIT_BYTES ?? 0, request)
@@ -30,7 +37,7 @@ export function toAppError (error: FastifyError, bodyLimit: number, request: Fas
   }
   switch (error.code) {
     // the route's own limit when it has one (the webhook route's is WEBHOOK_BODY_LIMIT_BYTES), not the API's
-    case 'FST_ERR_CTP_BODY_TOO_LARGE': return payloadTooLarge(request.routeOptions.bodyLimit ?? bodyLimit)
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': return payloadTooLarge(request.routeOptions.bodyLimit ?? bodyLimit, request.routeOptions.config?.bodyLimitSetting)
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return unsupportedMediaType(request.headers['content-type'])
     case 'FST_ERR_CTP_EMPTY_JSON_BODY': return invalidRequest('The request body is empty')
     case 'FST_ERR_CTP_INVALID_JSON_BODY': return invalidRequest('The request body is not valid JSON')

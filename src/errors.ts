@@ -25,6 +25,9 @@ export const forbidden = (message: string) => new AppError(403, 'forbidden', mes
 export const notFound = (message = 'Not found') => new AppError(404, 'not_found', message)
 export const methodNotAllowed = (allow: string[]) =>
   new AppError(405, 'method_not_allowed', `Method not allowed; allowed: ${allow.join(', ')}`, { allow: allow.join(', ') })
+/** 409: pause, resume or cancel asked of a campaign that has ended (CONTRACT.md 15); nothing changed. */
+export const campaignEnded = (status: string, action: 'pause' | 'resume' | 'cancel') =>
+  new AppError(409, 'campaign_ended', `The campaign is ${status}: it can no longer be ${action === 'pause' ? 'paused' : action === 'resume' ? 'resumed' : 'cancelled'}`)
 export const noActiveConnection = () => new AppError(409, 'no_active_connection', 'The workspace has no active connected number')
 /** 413 naming the limit in force (CONTRACT.md 12), and the setting that sets it when one route has its own. */
 export const payloadTooLarge = (limit: number, setting?: string) =>

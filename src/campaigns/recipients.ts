@@ -1,3 +1,4 @@
+import { invalidRequest } from '../errors.js'
 import { PHONE } from '../messages/schemas.js'
 import type { Recipient } from '../store/campaigns.js'
 import type { CampaignTemplate } from './template.js'
@@ -28,12 +29,14 @@ export class RecipientIntake {
   rows = 0
   readonly #seen = new Set<string>()
 
-  constructor (private readonly template: CampaignTemplate) {}
+  /** `source`: where the rows come from, to name them in an error: `recipients` (JSON) or `file` (CSV). */
+  constructor (private readonly template: CampaignTemplate, private readonly source: 'recipients' | 'file' = 'recipients') {}
 
   /** One row as the caller found it: `variables` positional (array) or by key (object); strings only. */
   add (row: { to?: unknown, variables?: unknown, client_reference?: unknown }): void {
     this.rows += 1
     if (this.rows > MAX_RECIPIENTS) throw new TooManyRecipients()
+    this.#refuseNul(row)
     const problem = this.#problem(row)
     if (problem) {
       this.rejected += 1
@@ -44,6 +47,20 @@ export class RecipientIntake {
     if (this.#seen.has(to)) return
     this.#seen.add(to)
     this.accepted.push({ to, variables: normalised(row.variables), clientReference: (row.client_reference as string | undefined) ?? null })
+  }
+
+  /** PostgreSQL's text and jsonb cannot hold a NUL: the whole request is a 422 naming where (not a 500 at the insert). */
+  #refuseNul (row: { to?: unknown, variables?: unknown, client_reference?: unknown }): void {
+    if (typeof row !== 'object' || row === null) return
+    const values: Array<[string, unknown]> = [['to', row.to], ['client_reference', row.client_reference]]
+    if (typeof row.variables === 'object' && row.variables !== null) {
+      for (const [key, value] of Object.entries(row.variables)) values.push([this.source === 'file' ? `column ${key}` : `variables.${key}`, value])
+    }
+    const found = values.find(([, value]) => typeof value === 'string' && value.includes('\u0000'))
+    if (!found) return
+    const [where] = found
+    if (this.source === 'file') throw invalidRequest(`file: row ${this.rows}, ${where.startsWith('column') ? where : `column ${where}`}, contains a NUL byte; nothing was created`, 'file')
+    throw invalidRequest(`recipients[${this.rows - 1}].${where} contains a NUL byte; nothing was created`, `recipients[${this.rows - 1}].${where}`)
   }
 
   #problem (row: { to?: unknown, variables?: unknown, client_reference?: unknown }): Omit<Rejection, 'row'> | undefined {

@@ -39,4 +39,11 @@ export const CampaignQuerySchema = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'List: next_cursor of the previous page.' }))
 })
 
-export const CampaignErrors = { '4xx': ErrorEnvelopeSchema, '5xx': ErrorEnvelopeSchema }
+export const CampaignErrors = {
+  '4xx': { ...ErrorEnvelopeSchema, description: '401, 403, 404 (no such campaign), 413 (CAMPAIGN_BODY_LIMIT_BYTES), 415, 422 (invalid_request naming the field; template_not_found; template_not_approved; template_parameters), 429' },
+  409: {
+    ...ErrorEnvelopeSchema,
+    description: 'no_active_connection (creating or acting needs a connected number); campaign_ended: pause, resume or cancel asked of a campaign that is completed (or cancelled, for pause and resume): nothing changed. The campaign can be read with GET.'
+  },
+  '5xx': { ...ErrorEnvelopeSchema, description: '503 with Retry-After (database_unavailable: nothing was created)' }
+}

@@ -1,4 +1,5 @@
-import { AppError, invalidRequest } from '../errors.js'
+import { checkTemplateParameters } from '../audience/template-guard.js'
+import { resolveTemplate } from '../messages/template.js'
 import type { Template } from '../store/templates.js'
 
 /** What a campaign needs to know of its template, checked once for the whole campaign (CONTRACT.md 14, 15). */
@@ -10,28 +11,22 @@ export interface CampaignTemplate {
   body: { named: string[] } | { count: number } | null
 }
 
-export const templateNotFound = (name: string) => new AppError(422, 'template_not_found', `template ${name} is not in the template catalog of this workspace`, { field: 'template' })
-export const templateNotApproved = (name: string, language: string, status: string) =>
-  new AppError(422, 'template_not_approved', `template ${name} in ${language} is ${status}, not APPROVED, and cannot be sent`, { field: 'template' })
-
 /**
- * The catalog's word on the template: known (else template_not_found), in the given language or its
- * only one, and APPROVED (else template_not_approved naming the status).
+ * Section 14's template guard, as a send's (src/messages/template.ts, src/audience/template-guard.ts):
+ * an unknown name (after the caller's re-sync) → template_not_found; the language resolved; a status
+ * that never lets it go → template_not_approved (PAUSED passes: its messages wait, held); then the
+ * placeholders. A campaign fills the body's only (one variable each), so a template whose header
+ * text or URL buttons have placeholders is a 422 template_parameters naming the expected count.
  */
 export function checkTemplate (name: string, language: string | undefined, synced: Template[]): CampaignTemplate {
-  if (synced.length === 0) throw templateNotFound(name)
-  let template: Template | undefined
-  if (language !== undefined) {
-    template = synced.find(candidate => candidate.language === language)
-    if (!template) throw templateNotFound(`${name} in ${language}`)
-  } else if (synced.length === 1) {
-    template = synced[0]
-  } else {
-    const choices = synced.map(candidate => candidate.language).sort()
-    throw invalidRequest(`language is required: template ${name} exists in several languages: ${choices.join(', ')}`, 'language')
+  const { code, pair } = resolveTemplate(name, language, synced)
+  const body = pair ? bodyPlaceholders(pair.components) : null
+  if (pair) {
+    const count = body === null ? 0 : 'named' in body ? body.named.length : body.count
+    const parameters = Array.from({ length: count }, () => ({ type: 'text' }))
+    checkTemplateParameters(name, code, pair.components, count === 0 ? [] : [{ type: 'body', parameters }])
   }
-  if (template.status !== 'APPROVED') throw templateNotApproved(name, template.language, template.status)
-  return { name, language: template.language, category: template.category, body: bodyPlaceholders(template.components) }
+  return { name, language: code, category: (pair ?? synced[0]).category, body }
 }
 
 /** The distinct `{{1}}` or `{{name}}` placeholders of the BODY component's text. */

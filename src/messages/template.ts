@@ -19,20 +19,28 @@ export async function templateContent (body: SendMessageBody, templatesNamed: Te
   const name = body.template ?? body.template_name
   if (name === undefined) throw invalidRequest('template is required for type template (alias: template_name)', 'template')
   if (body.components) checkComponents(body.components)
-  const synced = await templatesNamed(name)
-  if (synced.length === 0) throw templateNotFound(name)
-  const { code, pair } = resolveLanguage(name, body.language, synced)
-  // a status that never lets it go is named before its parameters; PAUSED may pass (a queued send waits for it)
-  if (pair && pair.status !== 'APPROVED' && pair.status !== 'PAUSED') throw templateNotApproved(name, code, pair.status)
+  const { code, pair } = resolveTemplate(name, body.language, await templatesNamed(name))
   if (pair) checkTemplateParameters(name, code, pair.components, body.components)
   return { name, language: { code }, ...(body.components && { components: body.components }) }
+}
+
+/**
+ * The catalog's word on a template before its parameters (CONTRACT.md 14), for a send and for a
+ * campaign alike: a name unknown in every language is refused; the language resolved; a status
+ * that never lets it go named (PAUSED may pass: a queued send waits for it).
+ */
+export function resolveTemplate<T extends Synced> (name: string, language: string | undefined, synced: T[]): { code: string, pair?: T } {
+  if (synced.length === 0) throw templateNotFound(name)
+  const resolved = resolveLanguage(name, language, synced)
+  if (resolved.pair && resolved.pair.status !== 'APPROVED' && resolved.pair.status !== 'PAUSED') throw templateNotApproved(name, resolved.code, resolved.pair.status)
+  return resolved
 }
 
 /**
  * Omitted: the template's only synced language. Given: sent as is, even when not synced (it may be
  * newer than the last sync).
  */
-function resolveLanguage (name: string, given: string | undefined, synced: Synced[]): { code: string, pair?: Synced } {
+function resolveLanguage<T extends Synced> (name: string, given: string | undefined, synced: T[]): { code: string, pair?: T } {
   if (given !== undefined) return { code: given, pair: synced.find(template => template.language === given) }
   if (synced.length > 1) {
     const choices = synced.map(template => template.status === 'APPROVED' ? template.language : `${template.language} (${template.status})`).sort()

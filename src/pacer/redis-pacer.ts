@@ -121,9 +121,14 @@ export function createRedisPacer (options: RedisPacerOptions): Pacer {
   return {
     async acquire (ticket, acquire) {
       if (closed) throw new PacerRefusal('closed', 'the gateway is shutting down')
-      const count = waiting.get(ticket.numberId) ?? 0
-      if (count >= options.queueLimit) throw new PacerRefusal('queue_full', `${count} messages are already waiting to be sent from this number`, count / ticket.mps * 1000)
-      waiting.set(ticket.numberId, count + 1)
+      // campaign messages count against no QUEUE_LIMIT (CONTRACT.md 15): they wait behind live
+      // traffic, so a big campaign's waiters must not turn live sends into 503 queue_full
+      const counted = acquire.lane !== 'campaign'
+      if (counted) {
+        const count = waiting.get(ticket.numberId) ?? 0
+        if (count >= options.queueLimit) throw new PacerRefusal('queue_full', `${count} messages are already waiting to be sent from this number`, count / ticket.mps * 1000)
+        waiting.set(ticket.numberId, count + 1)
+      }
       try {
         for (;;) {
           // Live sends ahead of queued ones among this process's waiters; Redis itself grants in arrival order.
@@ -136,9 +141,11 @@ export function createRedisPacer (options: RedisPacerOptions): Pacer {
       } catch (error) {
         throw acquire.signal?.aborted ? acquire.signal.reason : error
       } finally {
-        const left = (waiting.get(ticket.numberId) ?? 1) - 1
-        if (left <= 0) waiting.delete(ticket.numberId)
-        else waiting.set(ticket.numberId, left)
+        if (counted) {
+          const left = (waiting.get(ticket.numberId) ?? 1) - 1
+          if (left <= 0) waiting.delete(ticket.numberId)
+          else waiting.set(ticket.numberId, left)
+        }
       }
     },
 

@@ -67,7 +67,8 @@ export function queuedSendStore (db: Database) {
 
     /** Queued records of the workspace, counted for ASYNC_QUEUE_LIMIT. */
     async countQueued (workspaceId: string): Promise<number> {
-      const result = await db.execute(sql`select count(*)::int as n from messages where workspace_id = ${workspaceId} and status = 'queued'`)
+      // campaign messages count against no ASYNC_QUEUE_LIMIT (CONTRACT.md 15): a campaign of 100,000 must not refuse the next queued send
+      const result = await db.execute(sql`select count(*)::int as n from messages where workspace_id = ${workspaceId} and status = 'queued' and campaign_id is null`)
       return Number(rowsOf<{ n: number }>(result)[0].n)
     },
 

@@ -10,6 +10,7 @@ import { syncWorkspaceTemplates } from '../../src/connections/connect.js'
 import { createUser } from '../../src/dashboard/accounts.js'
 import { formatTime } from '../../src/dashboard/parts.js'
 import { addEndpoint } from '../../src/events/endpoints.js'
+import { newId } from '../../src/store/ids.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
@@ -81,7 +82,7 @@ describe.skipIf(!chromiumAvailable)('every dashboard page in Chromium at 390 and
     response.writeHead(count === 1 ? 500 : 200).end(count === 1 ? 'try again' : 'ok')
   })
   const ctx = useGateway({ env: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '200,200' } })
-  const ids = { failed: '', queued: '', delivered: '', delivery: '', endpointUrl: '' }
+  const ids = { failed: '', queued: '', delivered: '', delivery: '', endpointUrl: '', campaign: '', upload: '' }
   let login: { email: string, password: string }
   let browser: TestBrowser
   let page: Page
@@ -133,6 +134,15 @@ describe.skipIf(!chromiumAvailable)('every dashboard page in Chromium at 390 and
       return deliveries.find(candidate => candidate.type === 'message.failed' && candidate.status === 'delivered' && candidate.attempts === 2)
     }, { timeoutMs: 20_000, what: 'the message.failed delivery, refused once then taken' })
     ids.delivery = delivery.id
+
+    // a campaign with a long name, scheduled (it stays as it is), and a CSV upload awaiting confirmation
+    const campaign = {
+      id: newId('cmp'), workspaceId, apiKeyId: null, name: 'Seasonal clearance for every customer who ordered last winter', template: 'order_confirmation', language: 'en_US', category: 'UTILITY',
+      phoneNumberId: firstNumber.id, sendAt: new Date(Date.now() + 86_400_000), rejected: 1, skipped: 0, rejections: [{ row: 2, field: 'to', error: 'to must be an international number: optional +, then 7–15 digits' }]
+    }
+    const recipients = [{ to: '15550002001', variables: ['A-1'], clientReference: 'a-very-long-client-reference-that-must-wrap-on-a-phone-0001' }]
+    ids.campaign = (await app.campaigns.create(campaign, recipients)).id
+    ids.upload = (await app.campaignUploads.save(workspaceId, 'usr_layout', { campaign: { ...campaign, id: newId('cmp') }, recipients })).id
 
     const created = await createUser(app, { workspaceId, email: 'layout@acme.test' })
     login = { email: created.user.email, password: created.password }
@@ -208,10 +218,12 @@ describe.skipIf(!chromiumAvailable)('every dashboard page in Chromium at 390 and
   it('every dashboard page, found from the routes, fits 390 and 1280 px', async () => {
     const samples: Record<string, string[]> = {
       '/dashboard/messages/:id': [ids.failed, ids.queued, ids.delivered].map(id => `/dashboard/messages/${id}`),
-      '/dashboard/webhooks/deliveries/:id': [`/dashboard/webhooks/deliveries/${ids.delivery}`]
+      '/dashboard/webhooks/deliveries/:id': [`/dashboard/webhooks/deliveries/${ids.delivery}`],
+      '/dashboard/campaigns/:id': [`/dashboard/campaigns/${ids.campaign}`],
+      '/dashboard/campaigns/uploads/:id': [`/dashboard/campaigns/uploads/${ids.upload}`]
     }
     // GET routes under /dashboard that answer no page: files and the live pages' JSON
-    const notPages = ['/dashboard/assets/:name', '/dashboard/inbound/media/:id', '/dashboard/messages/:id/status']
+    const notPages = ['/dashboard/assets/:name', '/dashboard/inbound/media/:id', '/dashboard/messages/:id/status', '/dashboard/campaigns/:id/status']
     const routes = getRoutes(ctx.gateway.app).filter(route => route.startsWith('/dashboard') && !notPages.includes(route))
     expect(routes).toContain('/dashboard/messages/:id')
     const paths: string[] = []

@@ -87,4 +87,30 @@ describe('the Redis pacer (the machine\'s Redis)', () => {
     controller.abort(new Error('test over'))
     expect(await waiting).toEqual(new Error('test over'))
   })
+
+  it('campaign waiters count against no QUEUE_LIMIT: behind a big campaign a live send still waits, not 503 (CONTRACT.md 15)', async () => {
+    const pacer = await pacerFor({ queueLimit: 1 })
+    const ticket = (index: number): SendTicket => ({ numberId: 'campaign-number', recipient: `1555000${String(index).padStart(4, '0')}`, mps: 1 })
+    const held = await pacer.acquire(ticket(0), { deadline: far() })
+    const controller = new AbortController()
+    const order: string[] = []
+    // each grant answered at once: an unanswered send would hold the number back (the rule above)
+    const campaign = Array.from({ length: 20 }, async (_, index) => await pacer.acquire(ticket(100 + index), { deadline: far(), signal: controller.signal, lane: 'campaign' })
+      .then(permit => { order.push('campaign'); permit.done() }, (error: unknown) => error))
+    await sleep(100)
+    // the campaign's twenty waiters leave the one place of the wait list to live traffic
+    const live = pacer.acquire(ticket(1), { deadline: far(), signal: controller.signal }).then(permit => { order.push('live'); return permit }, (error: unknown) => error)
+    await sleep(100)
+    const full = await pacer.acquire(ticket(2), { deadline: far() }).catch((error: unknown) => error)
+    expect((full as PacerRefusal).reason).toBe('queue_full')
+    held.done()
+    // and the live one is granted (at 1/s, after at most the campaign's waiter already at the head of the line)
+    const permit = await live
+    expect(permit).not.toBeInstanceOf(Error)
+    ;(permit as { done(): void }).done()
+    // (its place among the campaign's grants is Redis's arrival order across the pollers: not asserted here)
+    expect(order).toContain('live')
+    controller.abort(new Error('test over'))
+    await Promise.all(campaign)
+  })
 })

@@ -1,6 +1,6 @@
 // Outbound dashboard: progressive enhancement only. Every page works without this file; with it,
 // the compose form shows only the fields of the chosen type, secrets copy in one click, and the
-// message pages follow new messages and status changes without a reload.
+// message pages follow new messages and status changes without a reload, and campaigns show their progress live.
 (function () {
   'use strict'
 
@@ -150,8 +150,51 @@
     })
   }
 
+  /** A campaign's card: its bar, counts, status, failure reasons and which buttons apply, while it is under way. */
+  function setUpCampaigns () {
+    document.querySelectorAll('[data-live-campaign]').forEach(function (card) {
+      var ended = false
+      poll(card.getAttribute('data-live-campaign'), function (data) {
+        if (ended) return
+        var status = data.campaign.status
+        var bar = card.querySelector('progress')
+        bar.value = data.campaign.progress
+        bar.textContent = data.campaign.progress + '%'
+        fill(card, { progress: data.campaign.progress + '%', total: data.campaign.total })
+        Object.keys(data.counts).forEach(function (bucket) {
+          var cell = card.querySelector('[data-count="' + bucket + '"]')
+          if (cell) cell.textContent = String(data.counts[bucket])
+        })
+        var badge = card.querySelector('[data-field="status-badge"] .badge')
+        if (badge) {
+          badge.textContent = data.campaign.status_label
+          badge.setAttribute('data-status', status)
+        }
+        var failures = card.querySelector('[data-failures]')
+        var list = failures.querySelector('ul')
+        list.textContent = ''
+        data.failures.forEach(function (failure) {
+          var item = document.createElement('li')
+          var code = document.createElement('code')
+          code.textContent = failure.code
+          item.appendChild(code)
+          item.appendChild(document.createTextNode(' ' + failure.text))
+          list.appendChild(item)
+        })
+        failures.hidden = data.failures.length === 0
+        var live = status !== 'completed' && status !== 'cancelled'
+        card.querySelector('[data-actions]').hidden = !live
+        card.querySelector('[data-when="pause"]').hidden = !live || status === 'paused'
+        card.querySelector('[data-when="resume"]').hidden = status !== 'paused'
+        card.querySelector('[data-when="cancel"]').hidden = !live
+        ended = !live
+      })
+    })
+  }
+
   setUpCopyButtons()
   setUpCompose()
   setUpMessageList()
   setUpMessageDetail()
+  setUpCampaigns()
 })()

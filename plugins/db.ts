@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { DatabaseHandle } from '../db/client.js'
 import type { Config } from '../src/config.js'
 import type { TokenCipher } from '../src/crypto/token-cipher.js'
-import { openRuntime } from '../src/runtime.js'
+import { openRuntime, type Runtime } from '../src/runtime.js'
 import { CACHE_CHANNEL } from '../src/store/read-cache.js'
 import type { Stores } from '../src/stores.js'
 
@@ -15,11 +15,11 @@ declare module 'fastify' {
 }
 
 /**
- * Opens the database, migrates it, and decorates the app with it and its repositories. Their read
+ * Opens the database (or takes the one being opened), migrates it, and decorates the app with it and its repositories. Their read
  * cache is dropped whenever another process (the CLI, another server) notifies a change.
  */
-export default fp(async function db (app, options: { config: Config }) {
-  const runtime = await openRuntime(options.config, 'server', app.log)
+export default fp(async function db (app, options: { config: Config, runtime?: Promise<Runtime> }) {
+  const runtime = await (options.runtime ?? openRuntime(options.config, 'server', app.log))
   const unlisten = await runtime.database.onNotify(CACHE_CHANNEL, runtime.stores.readCache.clear).catch(async (error: unknown) => {
     await runtime.close()
     throw error

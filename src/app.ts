@@ -38,11 +38,13 @@ import suppressionRoutes from '../routes/suppressions.js'
 import campaignRoutes from '../routes/campaigns.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
+import type { Runtime } from './runtime.js'
 import { handleError } from './error-handler.js'
 import { applyAudienceIntake, optOutKeywords } from './audience/effects.js'
 import { emitIntakeEvents } from './events/intake-events.js'
 import { recordInboundMedia } from './media/inbound.js'
 import { methodNotAllowed, notFound } from './errors.js'
+import { lazySchemaController } from './http/lazy-schemas.js'
 import { answerClientError, answerFrameworkError } from './http/framework-errors.js'
 import { loggerOptions } from './logger.js'
 import { trackRouteMethods } from './route-methods.js'
@@ -53,6 +55,10 @@ export interface AppOptions {
   logger?: boolean
   /** where log lines go instead of stdout (tests that read the logs) */
   logStream?: { write(line: string): void }
+  /** the database already opening (the sandbox starts it before loading the app's modules); default: opened by the db plugin */
+  runtime?: Promise<Runtime>
+  /** each route's validators and serializers compiled at its first request, not at start (the sandbox: src/http/lazy-schemas.ts) */
+  lazySchemas?: boolean
 }
 
 /** The composition root: every plugin and route the gateway has, in order. Never listens. */
@@ -66,6 +72,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     // Fastify's default 10 s per plugin; a start that is slow is not a start that failed.
     pluginTimeout: 120_000,
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
+    ...(options.lazySchemas === true && { schemaController: lazySchemaController() }),
     // what never reaches a hook (an undecodable path, a request that is not HTTP) is answered in the envelope too
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError
@@ -80,7 +87,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
 
   // first of all hooks: a malformed target or a repeated header never reaches another (CONTRACT.md 12)
   await app.register(requestShapePlugin)
-  await app.register(dbPlugin, { config })
+  await app.register(dbPlugin, { config, runtime: options.runtime })
   await app.register(metricsPlugin)
   await app.register(redisPlugin)
   await app.register(workPlugin)

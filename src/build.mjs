@@ -88,7 +88,8 @@ async function compile (stage) {
   // them (PGlite its WebAssembly, swagger-ui its pages). TypeBox is bundled into the CLI only: the
   // sandbox loads Fastify's TypeBox provider, which imports it from node_modules anyway.
   const { dependencies, devDependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-  const packages = Object.keys({ ...dependencies, ...devDependencies })
+  // and Fastify's own compilers, which src/http/lazy-schemas.ts wraps: the copies Fastify would load
+  const packages = [...Object.keys({ ...dependencies, ...devDependencies }), '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler']
   const bundles = (entryPoints, bundled) => esbuild.build({
     ...common,
     entryPoints,

@@ -1,122 +1,28 @@
 import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
-import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../app.js'
-import { ConfigError, loadConfig, publicUrl } from '../config.js'
-import { connectWorkspace } from '../connections/connect.js'
-import { generatePassword, hashPassword, verifyPassword } from '../crypto/password.js'
-import { createUser } from '../dashboard/accounts.js'
+import { ConfigError, loadConfig } from '../config.js'
 import { EmbeddedDatabaseBusyError } from '../embedded-lock.js'
-import { addEndpoint } from '../events/endpoints.js'
-import { defaultAccount, MAGIC_RECIPIENTS, startEmulator } from './emulator/index.js'
-import { readSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.js'
-import { printBanner } from './banner.js'
-import { campaignLine, demoCampaign } from './demo-campaign.js'
-import { demoMedia, mediaLine } from './demo-media.js'
-import { startDemoReceiver } from './demo-receiver.js'
+import { openRuntime } from '../runtime.js'
 
 // A sandbox is for trying things: PGlite's WebAssembly runs as first compiled (Liftoff), without the
 // optimising compiler's second pass in the background, which took a third of the CPU of its start.
 setFlagsFromString('--liftoff-only')
 
 /**
- * `npm run sandbox`: the gateway on the embedded database, with the built-in emulator as its upstream
- * and a demo workspace (growth plan) connected through the real registration handshake.
+ * `npm run sandbox`'s entry: the embedded database starts opening first, so that reading its files and
+ * compiling its WebAssembly (on V8's threads) overlap loading the gateway's modules (sandbox.ts, a
+ * chunk of its own), the largest part of the start.
  */
 async function main (): Promise<void> {
   // Quiet by default so the banner stays readable; LOG_LEVEL=info shows every request.
   // Local endpoints are allowed, so the demo receiver (and yours) can get events. The emulator's recipients
   // never write, so after the sandbox's first day the service window would refuse every free-form message.
   const env: Record<string, string | undefined> = { DATA_DIR: join('data', 'sandbox'), LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE: 'true', SERVICE_WINDOW_CHECK: 'off', ...process.env }
-  // a send by media id must name a file the emulator holds, as upstream
-  const emulator = await startEmulator({ port: Number(env.EMULATOR_PORT ?? 0), strictMediaIds: true })
-  const config = loadConfig({ ...env, GRAPH_API_URL: emulator.url, APP_SECRET: emulator.appSecret, DATABASE_URL: undefined })
-  const app = await buildApp({ config })
-  await app.listen({ port: config.PORT, host: config.HOST })
-
-  const saved = readSandboxState(config.DATA_DIR)
-  const workspaceState = await demoWorkspace(app, saved)
-  const state = { ...workspaceState, ...await demoUser(app, workspaceState.workspaceId, saved) }
-  const account = defaultAccount()
-  const connection = await connectWorkspace(app.connectDeps, { workspaceId: state.workspaceId, wabaId: account.wabaId, accessToken: account.accessToken })
-  if (!connection.webhook_registered) throw new Error(`webhook registration failed: ${connection.webhook_error}`)
-  const receiver = await startDemoReceiver(saved?.receiverPort)
-  const endpoint = await demoEndpoint(app, state.workspaceId, saved, receiver)
-  writeSandboxState(config.DATA_DIR, { ...state, ...endpoint, receiverPort: receiver.port })
-
-  printBanner({
-    baseUrl: publicUrl(config),
-    emulatorUrl: emulator.url,
-    workspaceId: state.workspaceId,
-    secret: state.apiKeySecret!,
-    login: { email: state.dashboardEmail, password: state.dashboardPassword },
-    connection,
-    magic: MAGIC_RECIPIENTS,
-    dataDir: config.DATA_DIR,
-    receiverUrl: receiver.url
-  })
-  // after the banner, so that it does not hold the start: its line follows
-  demoMedia(app, emulator, connection.phone_numbers[0].phone_number_id, state.apiKeySecret!)
-    .then(media => { console.log(mediaLine(media)) }, (error: unknown) => { console.log(`[media] the media demo failed: ${(error as Error).message}`) })
-  demoCampaign(app, state.workspaceId, state.apiKeySecret!)
-    .then(id => { console.log(campaignLine(id)) }, (error: unknown) => { console.log(`[campaign] the demo campaign failed: ${(error as Error).message}`) })
-
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      app.close().then(() => emulator.close()).then(() => receiver.close()).then(() => process.exit(0), () => process.exit(1))
-    })
-  }
-}
-
-/** The workspace and key of an earlier start when they still exist, else new ones. */
-async function demoWorkspace (app: FastifyInstance, saved: SandboxState | undefined): Promise<SandboxState> {
-  const workspace = (saved && await app.workspaces.get(saved.workspaceId)) || await app.workspaces.create('Sandbox demo', 'growth')
-  if (workspace.plan !== 'growth' && workspace.plan !== 'scale') await app.workspaces.setPlan(workspace.id, 'growth')
-  const stillValid = saved?.apiKeySecret && (await app.keys.verify(saved.apiKeySecret))?.workspaceId === workspace.id
-  const apiKeySecret = stillValid ? saved.apiKeySecret : (await app.keys.create(workspace.id, 'sandbox')).secret
-  return { workspaceId: workspace.id, apiKeySecret }
-}
-
-// what a demo receiver's URL looks like (startDemoReceiver): endpoints of earlier starts, never one of yours
-const DEMO_RECEIVER_URL = /^http:\/\/127\.0\.0\.1:\d+\/events$/
-
-/**
- * Every event of the demo workspace goes to the demo receiver through one endpoint, reused by every
- * start while the receiver gets its port back; otherwise replaced. Demo endpoints of earlier starts
- * are removed, so no dead one piles up retries.
- */
-async function demoEndpoint (app: FastifyInstance, workspaceId: string, saved: SandboxState | undefined, receiver: Awaited<ReturnType<typeof startDemoReceiver>>): Promise<{ webhookEndpointId: string, webhookSecret: string }> {
-  const endpoints = await app.webhooks.endpoints(workspaceId)
-  const reusable = endpoints.find(endpoint => endpoint.id === saved?.webhookEndpointId && endpoint.url === receiver.url)
-  let kept = reusable && saved?.webhookSecret ? { webhookEndpointId: reusable.id, webhookSecret: saved.webhookSecret } : undefined
-  if (!kept) {
-    const { endpoint, secret } = await addEndpoint(app, { workspaceId, url: receiver.url })
-    kept = { webhookEndpointId: endpoint.id, webhookSecret: secret }
-  }
-  for (const endpoint of endpoints) {
-    if (endpoint.id !== kept.webhookEndpointId && DEMO_RECEIVER_URL.test(endpoint.url)) await app.webhooks.removeEndpoint(endpoint.id, workspaceId)
-  }
-  receiver.setSecret(kept.webhookSecret)
-  return kept
-}
-
-const DEMO_EMAIL = 'demo@outbound.test'
-
-/** The demo dashboard user of an earlier start, its saved password still valid; else one made (or given a new password) now. */
-async function demoUser (app: FastifyInstance, workspaceId: string, saved: SandboxState | undefined): Promise<{ dashboardEmail: string, dashboardPassword: string }> {
-  const existing = await app.users.byEmail(saved?.dashboardEmail ?? DEMO_EMAIL)
-  if (existing?.workspaceId === workspaceId) {
-    if (saved?.dashboardPassword && await verifyPassword(saved.dashboardPassword, existing.passwordHash)) {
-      return { dashboardEmail: existing.email, dashboardPassword: saved.dashboardPassword }
-    }
-    // Only the hash of the old password is known: the demo user gets a new one.
-    const password = generatePassword()
-    await app.users.setPassword(existing.id, await hashPassword(password))
-    return { dashboardEmail: existing.email, dashboardPassword: password }
-  }
-  // The address may belong to the workspace of an earlier sandbox whose state file is gone.
-  const { user, password } = await createUser(app, { workspaceId, email: existing ? `demo+${workspaceId}@outbound.test` : DEMO_EMAIL })
-  return { dashboardEmail: user.email, dashboardPassword: password }
+  // the upstream's URL is the emulator's, known later: opening the database reads none of it
+  const runtime = openRuntime(loadConfig({ ...env, DATABASE_URL: undefined }), 'server')
+  runtime.catch(() => {}) // awaited by the app's database plugin, whose failure ends the start below
+  const { runSandbox } = await import('./sandbox.js')
+  await runSandbox(env, runtime)
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import { lazySchemaController } from '../../http/lazy-schemas.js'
 import { registerBodyParsers } from './body-parsers.js'
 import type { EmulatorContext } from './context.js'
 import { GraphError } from './graph-error.js'
@@ -12,7 +13,8 @@ import type { RecordedRequest } from './types.js'
 
 export function buildEmulatorApp (context: EmulatorContext, logger: boolean): FastifyInstance {
   // hung requests must not hold close() open
-  const app = Fastify({ logger, forceCloseConnections: true })
+  // schemas compiled at each route's first request: a quicker start (src/http/lazy-schemas.ts)
+  const app = Fastify({ logger, forceCloseConnections: true, schemaController: lazySchemaController() })
   const records = new WeakMap<FastifyRequest, RecordedRequest>()
   registerBodyParsers(app)
   // uploads are read by the route; a little above the largest kind (documents, 100 MB)

@@ -1,3 +1,4 @@
+import { databaseFaultOf } from '../../db/faults.js'
 import { UpstreamError } from '../upstream/errors.js'
 
 /** Which dependency failed. */
@@ -12,15 +13,6 @@ export type Dependency = 'database' | 'redis' | 'upstream'
  */
 export interface Fault { dependency: Dependency, retry: 'later' | 'final', code: string }
 
-// postgres.js's connection errors and Node's socket errors; DATABASE_* are db/gate.ts's.
-const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'DATABASE_WAIT_TIMEOUT', 'DATABASE_UNAVAILABLE',
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
-// SQLSTATE classes and codes that say "not now" rather than "not this": connection exception (08),
-// insufficient resources (53), operator intervention (57P01–57P05: shutdown, cannot connect now),
-// a cancelled statement (57014: statement_timeout), serialization failure and
-// deadlock (40001, 40P01), lock not available (55P03), system error (58).
-const RETRY_LATER_STATE = /^(08[0-9A-Z]{3}|53[0-9A-Z]{3}|57P0[1-5]|57014|40001|40P01|55P03|58[0-9A-Z]{3})$/
-const SQLSTATE = /^[0-9A-Z]{5}$/
 // ioredis, with enableOfflineQueue off: what a command gets while the connection is down or lost,
 // its messages exactly (a task's own error text, such as a customer endpoint's, never matches one).
 const REDIS_DOWN = /^(Stream isn't writeable and enableOfflineQueue options is false|Connection is closed\.|Command timed out|Reached the max retries per request limit.*)$/
@@ -34,9 +26,8 @@ export function classify (error: unknown): Fault | undefined {
     if (current.name === 'MaxRetriesPerRequestError' || (typeof current.message === 'string' && REDIS_DOWN.test(current.message))) {
       return { dependency: 'redis', retry: 'later', code: 'redis_unavailable' }
     }
-    const code = typeof current.code === 'string' ? current.code : undefined
-    if (code && CONNECTION_CODES.has(code)) return { dependency: 'database', retry: 'later', code }
-    if (code && SQLSTATE.test(code)) return { dependency: 'database', retry: RETRY_LATER_STATE.test(code) ? 'later' : 'final', code }
+    const database = databaseFaultOf(current.code)
+    if (database) return { dependency: 'database', ...database }
     current = current.cause as ErrorLike | undefined
   }
   return undefined

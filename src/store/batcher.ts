@@ -1,4 +1,4 @@
-import { isRetryLater } from '../faults/classify.js'
+import { isDatabaseRetryLater } from '../../db/faults.js'
 
 interface Waiting<In, Out> {
   item: In
@@ -54,7 +54,7 @@ export function createBatcher<In, Out> (writeMany: (items: In[]) => Promise<Out[
       const results = await write(batch)
       batch.forEach((waiting, index) => waiting.resolve(results[index]))
     } catch (error) {
-      if (batch.length === 1 || isRetryLater(error)) for (const waiting of batch) waiting.reject(error)
+      if (batch.length === 1 || isDatabaseRetryLater(error)) for (const waiting of batch) waiting.reject(error)
       else await writeEach(batch)
     }
   }

@@ -60,8 +60,7 @@ const campaignRoutes: FastifyPluginAsyncTypebox = async function (app) {
     }
     const draft = await campaignFromRequest({
       templatesNamed: async (connection, name) => await app.audience.templatesNamed(connection, name),
-      // opted-out recipients of a MARKETING template are skipped and counted (CONTRACT.md 14, 15)
-      optedOut: async (workspaceId, category, recipients) => category?.toUpperCase() === 'MARKETING' ? await app.suppressions.suppressedAmong(workspaceId, recipients) : new Set<string>(),
+      suppressedAmong: async (workspaceId, recipients) => await app.suppressions.suppressedAmong(workspaceId, recipients),
       bodyLimitBytes: config.CAMPAIGN_BODY_LIMIT_BYTES
     }, request)
     const created = await app.campaigns.create(draft.campaign, draft.recipients,

@@ -27,7 +27,7 @@ const campaigns: FastifyPluginAsyncTypebox = async function (app) {
 
   const createDeps: CreateDeps = {
     templatesNamed: async (connection, name) => await app.audience.templatesNamed(connection, name),
-    optedOut: async (workspaceId, category, recipients) => category?.toUpperCase() === 'MARKETING' ? await app.suppressions.suppressedAmong(workspaceId, recipients) : new Set<string>(),
+    suppressedAmong: async (workspaceId, recipients) => await app.suppressions.suppressedAmong(workspaceId, recipients),
     bodyLimitBytes: config.CAMPAIGN_BODY_LIMIT_BYTES
   }
 

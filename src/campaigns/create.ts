@@ -18,11 +18,8 @@ export interface CampaignDraft { campaign: NewCampaign, recipients: Recipient[] 
 export interface CreateDeps {
   /** section 14's lookup: a name unknown in every language re-syncs the catalog first (plugins/audience.ts) */
   templatesNamed (connection: Connection, name: string): Promise<Template[]>
-  /**
-   * The recipients that must be skipped (opted out of a MARKETING template: CONTRACT.md 14). The
-   * suppression list is the audience rules' (plugins/campaigns.ts passes their check when present).
-   */
-  optedOut (workspaceId: string, category: string | null, recipients: string[]): Promise<Set<string>>
+  /** Which of `recipients` are on the workspace's suppression list (the audience rules') */
+  suppressedAmong (workspaceId: string, recipients: string[]): Promise<Set<string>>
   bodyLimitBytes: number
 }
 
@@ -88,7 +85,9 @@ async function checkFields (deps: CreateDeps, sender: CampaignSender, fields: Fi
 
 async function draft (deps: CreateDeps, sender: CampaignSender, header: Header, intake: RecipientIntake): Promise<CampaignDraft> {
   const { workspaceId } = sender
-  const opted = intake.accepted.length === 0 ? new Set<string>() : await deps.optedOut(workspaceId, header.template.category, intake.accepted.map(recipient => recipient.to))
+  // opted-out recipients of a MARKETING template are skipped and counted (CONTRACT.md 14, 15)
+  const marketing = header.template.category?.toUpperCase() === 'MARKETING'
+  const opted = marketing && intake.accepted.length > 0 ? await deps.suppressedAmong(workspaceId, intake.accepted.map(recipient => recipient.to)) : new Set<string>()
   const recipients = opted.size === 0 ? intake.accepted : intake.accepted.filter(recipient => !opted.has(recipient.to))
   return {
     campaign: {

@@ -59,14 +59,6 @@ export function createOutcomeWriter (log: FastifyBaseLogger): OutcomeWriter {
       }
     },
     pending: () => new Set(background.keys()),
-    async settle (withinMs) {
-      const timer = setTimeout(() => { waits.stop() }, withinMs)
-      try {
-        await Promise.allSettled([...background.values()])
-      } finally {
-        clearTimeout(timer)
-        waits.stop()
-      }
-    }
+    settle: async withinMs => { await waits.settle(background.values(), withinMs) }
   }
 }

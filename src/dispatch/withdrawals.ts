@@ -47,14 +47,6 @@ export function createWithdrawals (deps: { withdraw (recordId: string): Promise<
     },
     has: recordId => underWay.has(recordId),
     pending: () => [...underWay.keys()],
-    async settle (withinMs) {
-      const timer = setTimeout(() => { waits.stop() }, withinMs)
-      try {
-        await Promise.allSettled([...underWay.values()])
-      } finally {
-        clearTimeout(timer)
-        waits.stop()
-      }
-    }
+    settle: async withinMs => { await waits.settle(underWay.values(), withinMs) }
   }
 }

@@ -8,11 +8,18 @@ export interface Waits {
   wait (ms: number): Promise<boolean>
   stop (): void
   readonly stopped: boolean
+  /** At a shutdown: waits for `work` (retries in the background) for `withinMs` at most, then stops every wait. */
+  settle (work: Iterable<Promise<unknown>>, withinMs: number): Promise<void>
 }
 
 export function stoppableWaits (): Waits {
   const waiting = new Map<NodeJS.Timeout, (waited: boolean) => void>()
   let stopped = false
+  function stop (): void {
+    stopped = true
+    for (const [timer, resolve] of waiting) { clearTimeout(timer); resolve(false) }
+    waiting.clear()
+  }
   return {
     async wait (ms) {
       if (stopped) return false
@@ -21,11 +28,16 @@ export function stoppableWaits (): Waits {
         waiting.set(timer, resolve)
       })
     },
-    stop () {
-      stopped = true
-      for (const [timer, resolve] of waiting) { clearTimeout(timer); resolve(false) }
-      waiting.clear()
-    },
-    get stopped () { return stopped }
+    stop,
+    get stopped () { return stopped },
+    async settle (work, withinMs) {
+      const timer = setTimeout(stop, withinMs)
+      try {
+        await Promise.allSettled(work)
+      } finally {
+        clearTimeout(timer)
+        stop()
+      }
+    }
   }
 }

@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createUser } from '../../src/dashboard/accounts.js'
 import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
-import { chromiumAvailable, launchBrowser, type TestBrowser } from './browser.js'
+import { chromiumAvailable, launchBrowser, signIn, type TestBrowser } from './browser.js'
 
 const SCREENSHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url))
 
@@ -33,11 +33,7 @@ describe.skipIf(!chromiumAvailable)('scoped keys and the audit log in a real bro
     await mkdir(SCREENSHOTS, { recursive: true })
     browser = await launchBrowser(gateway.url)
     page = browser.context.pages()[0] ?? await browser.context.newPage()
-    await page.goto(`${gateway.url}/dashboard/login`)
-    await page.getByLabel('Email').fill(login.email)
-    await page.getByLabel('Password').fill(login.password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.waitForURL('**/dashboard')
+    await signIn(page, gateway.url, login)
   }, 120_000)
 
   afterAll(async () => {

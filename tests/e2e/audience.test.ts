@@ -5,7 +5,7 @@ import { createUser } from '../../src/dashboard/accounts.js'
 import { MARKETING, messageOf, sendTo, UTILITY } from '../audience/helpers.js'
 import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
 import { waitFor } from '../helpers/wait.js'
-import { chromiumAvailable, launchBrowser, type TestBrowser } from './browser.js'
+import { chromiumAvailable, collectCspViolations, launchBrowser, signIn, type TestBrowser } from './browser.js'
 
 /** Audience → Suppressions and Usage, and a held message, as a person sees them in Chromium under the dashboard's CSP. */
 describe.skipIf(!chromiumAvailable)('audience pages in a real browser', () => {
@@ -23,12 +23,8 @@ describe.skipIf(!chromiumAvailable)('audience pages in a real browser', () => {
     const created = await createUser(gateway.app, { workspaceId: workspace.workspaceId, email: 'audience@acme.test' })
     browser = await launchBrowser(gateway.url)
     page = browser.context.pages()[0] ?? await browser.context.newPage()
-    page.on('console', message => { if (/Content Security Policy/i.test(message.text())) violations.push(message.text()) })
-    await page.goto(`${gateway.url}/dashboard/login`)
-    await page.getByLabel('Email').fill(created.user.email)
-    await page.getByLabel('Password').fill(created.password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.waitForURL('**/dashboard')
+    collectCspViolations(page, violations)
+    await signIn(page, gateway.url, { email: created.user.email, password: created.password })
   }, 120_000)
 
   afterAll(async () => {

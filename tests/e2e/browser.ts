@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type BrowserContext } from 'playwright-core'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
 
 /** Debian's Chromium: playwright-core drives it, nothing is downloaded. CI installs it (apt-get install -y chromium). */
 export const CHROMIUM = '/usr/bin/chromium'
@@ -24,6 +24,20 @@ export async function launchBrowser (origin: string): Promise<TestBrowser> {
       await rm(profile, { recursive: true, force: true })
     }
   }
+}
+
+/** Signs in on the dashboard's login page as `login`, and waits for the overview. */
+export async function signIn (page: Page, origin: string, login: { email: string, password: string }): Promise<void> {
+  await page.goto(`${origin}/dashboard/login`)
+  await page.getByLabel('Email').fill(login.email)
+  await page.getByLabel('Password').fill(login.password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForURL('**/dashboard')
+}
+
+/** Collects the page's Content Security Policy violations (the console's reports) into `into`. */
+export function collectCspViolations (page: Page, into: string[]): void {
+  page.on('console', message => { if (/Content Security Policy/i.test(message.text())) into.push(message.text()) })
 }
 
 // Runs in the page: every status each message row shows, in order, as the live script changes it (a reload would lose it).

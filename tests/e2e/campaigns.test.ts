@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createUser } from '../../src/dashboard/accounts.js'
 import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
-import { chromiumAvailable, launchBrowser, type TestBrowser } from './browser.js'
+import { chromiumAvailable, collectCspViolations, launchBrowser, signIn, type TestBrowser } from './browser.js'
 
 const WIDTHS = [1280, 390] as const
 const HEIGHT = { 1280: 860, 390: 844 } as const
@@ -33,12 +33,8 @@ describe.skipIf(!chromiumAvailable)('campaigns in the dashboard, in a real brows
     const created = await createUser(gateway.app, { workspaceId: workspace.workspaceId, email: 'campaigns@acme.test' })
     browser = await launchBrowser(gateway.url)
     page = browser.context.pages()[0] ?? await browser.context.newPage()
-    page.on('console', message => { if (/Content Security Policy/i.test(message.text())) violations.push(message.text()) })
-    await page.goto(`${gateway.url}/dashboard/login`)
-    await page.getByLabel('Email').fill(created.user.email)
-    await page.getByLabel('Password').fill(created.password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.waitForURL('**/dashboard')
+    collectCspViolations(page, violations)
+    await signIn(page, gateway.url, { email: created.user.email, password: created.password })
   }, 120_000)
 
   afterAll(async () => {

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { within } from '../../db/gate.js'
 import { isRetryLater, faultCode } from '../faults/classify.js'
 import { untilItLands } from '../faults/retry.js'
 import { stoppableWaits } from '../faults/waits.js'
@@ -23,6 +24,10 @@ export interface Withdrawals {
 
 // retried for as long as the database is away: a withdrawal given up would let the record be sent
 const WITHIN_MS = 24 * 60 * 60_000
+// One try's answer is waited for this long: a statement written as its connection died can be left
+// unanswered by the driver (seen after a cut: 15 s, until the next cut). The withdrawal is
+// idempotent, so it is tried again on a fresh connection.
+const TRY_MS = 2_000
 
 export function createWithdrawals (deps: { withdraw (recordId: string): Promise<void>, log: FastifyBaseLogger }): Withdrawals {
   const underWay = new Map<string, Promise<void>>()
@@ -30,7 +35,7 @@ export function createWithdrawals (deps: { withdraw (recordId: string): Promise<
 
   function withdraw (recordId: string, cause: unknown): void {
     deps.log.warn({ messageId: recordId, code: faultCode(cause) }, 'a send\'s record write failed with its outcome unknown; withdrawing the record once the database answers')
-    const landing = untilItLands(async () => { await deps.withdraw(recordId) }, WITHIN_MS, waits)
+    const landing = untilItLands(async () => { await within(deps.withdraw(recordId), TRY_MS) }, WITHIN_MS, waits)
       .catch(error => { deps.log.error({ messageId: recordId, code: faultCode(error) }, 'could not withdraw a send\'s record; the sweeper or the queue\'s expiry settles it') })
       .finally(() => underWay.delete(recordId))
     underWay.set(recordId, landing)

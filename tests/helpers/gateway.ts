@@ -23,16 +23,16 @@ export interface TestGateway {
 export async function startGateway (options: { env?: Record<string, string>, emulator?: EmulatorOptions } = {}): Promise<TestGateway> {
   const emulator = await startEmulator({ statusDelaysMs: { sent: 0, delivered: 0, read: 0 }, ...options.emulator })
   const database = await createTestDatabase()
-  const port = await freePort()
-  const config = testConfig({
-    DATABASE_URL: database.url,
-    PORT: String(port),
-    GRAPH_API_URL: emulator.url,
-    APP_SECRET: emulator.appSecret,
-    ...options.env
-  })
-  const app = await buildApp({ config, logger: false })
-  await app.listen({ port, host: '127.0.0.1' })
+  const { app, port } = await listenOnAFreePort(async (port) => await buildApp({
+    config: testConfig({
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      GRAPH_API_URL: emulator.url,
+      APP_SECRET: emulator.appSecret,
+      ...options.env
+    }),
+    logger: false
+  }))
   return {
     app,
     url: `http://127.0.0.1:${port}`,
@@ -62,6 +62,25 @@ export async function connectedWorkspace (gateway: TestGateway, plan: Plan = 'gr
   const connection = await connectWorkspace(app.connectDeps, { workspaceId: workspace.id, wabaId: account.wabaId, accessToken: account.accessToken })
   const { key, secret } = await app.keys.create(workspace.id, 'test')
   return { workspaceId: workspace.id, authorization: `Bearer ${secret}`, apiKeyId: key.id, connection }
+}
+
+/**
+ * Builds an app for a port that was free a moment ago and listens on it. The port is in its config
+ * (the public URL), so it is chosen first; when another socket of the busy machine took it in the
+ * meantime, the app is closed and built again for another.
+ */
+async function listenOnAFreePort (build: (port: number) => Promise<FastifyInstance>): Promise<{ app: FastifyInstance, port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort()
+    const app = await build(port)
+    try {
+      await app.listen({ port, host: '127.0.0.1' })
+      return { app, port }
+    } catch (error) {
+      await app.close()
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 5) throw error
+    }
+  }
 }
 
 export async function freePort (): Promise<number> {

@@ -10,6 +10,8 @@ import { runInNewContext } from 'node:vm'
 import { performance } from 'node:perf_hooks'
 import { connectedWorkspace, startGateway } from '../tests/helpers/gateway.js'
 import { multipart } from '../tests/messages/helpers.js'
+import { sql } from 'drizzle-orm'
+import { rowsOf } from '../db/client.js'
 import { machine, mib, percentile, table } from './lib.js'
 
 const N = Number(process.env.BENCH_CAMPAIGN_N ?? 100_000)
@@ -59,8 +61,21 @@ console.log(table(['create', 'seconds', 'RSS growth (MiB)'], [['JSON', json.seco
 if (DRAIN) {
   await gateway.app.inject({ method: 'POST', url: `/api/campaigns.php?id=${csv.id}&action=cancel`, headers: { authorization: workspace.authorization } })
   // the JSON campaign starts now: send_at is moved to the past by a resume after a pause
-  await gateway.app.database.db.execute((await import('drizzle-orm')).sql`update campaigns set send_at = now() where id = ${json.id}`)
+  await gateway.app.database.db.execute(sql`update campaigns set send_at = now() where id = ${json.id}`)
   await gateway.app.inject({ method: 'POST', url: `/api/campaigns.php?id=${json.id}&action=pause`, headers: { authorization: workspace.authorization } })
+  // PostgreSQL's own counts over the drain (pg_stat_database, pg_stat_user_tables), per campaign
+  // message: the round trips (commits: each autocommit statement or transaction is one) and row writes
+  // the drain costs beside the send itself (the profile in bench/RESULTS.md)
+  const pgStats = async () => {
+    const db = gateway.app.database.db
+    const [totals] = rowsOf<Record<string, string | number>>(await db.execute(sql`select xact_commit as commits, tup_inserted as inserted, tup_updated as updated, tup_deleted as deleted
+      from pg_stat_database where datname = current_database()`))
+    const tables = rowsOf<Record<string, string | number>>(await db.execute(sql`select relname, n_tup_ins as inserted, n_tup_upd as updated, n_tup_del as deleted from pg_stat_user_tables`))
+    return { totals, tables }
+  }
+  // the statistics collector reports a backend's counts up to a second late: the creations' first
+  await new Promise(resolve => setTimeout(resolve, process.env.TEST_DATABASE_URL ? 1500 : 0))
+  const statsBefore = process.env.TEST_DATABASE_URL ? await pgStats() : undefined
   const sentBefore = gateway.emulator.sentMessages.length
   await gateway.app.inject({ method: 'POST', url: `/api/campaigns.php?id=${json.id}&action=resume`, headers: { authorization: workspace.authorization } })
   const latencies: number[] = []
@@ -79,6 +94,19 @@ if (DRAIN) {
   while (campaignSends().length < N && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 500))
   syncing = false
   await sync
+  if (statsBefore) {
+    await new Promise(resolve => setTimeout(resolve, 1500))
+    const after = await pgStats()
+    const sent = campaignSends().length
+    const per = (row: Record<string, string | number>, before: Record<string, string | number> | undefined, key: string) => ((Number(row[key]) - Number(before?.[key] ?? 0)) / sent).toFixed(2)
+    console.log(`\nPostgreSQL per campaign message: ${['commits', 'inserted', 'updated', 'deleted'].map(key => `${key} ${per(after.totals, statsBefore.totals, key)}`).join(', ')}`)
+    for (const row of after.tables) {
+      const before = statsBefore.tables.find(other => other.relname === row.relname)
+      if (['inserted', 'updated', 'deleted'].some(key => Number(row[key]) > Number(before?.[key] ?? 0))) {
+        console.log(`  ${String(row.relname).padEnd(20)} ${['inserted', 'updated', 'deleted'].map(key => `${key} ${per(row, before, key)}`).join(', ')}`)
+      }
+    }
+  }
   const times = campaignSends().map(message => message.at).sort((a, b) => a - b)
   const rate = times.length > 1 ? (times.length - 1) / ((times[times.length - 1] - times[0]) / 1000) : 0
   // what the campaign says of the ones the emulator did not see: still queued/waiting (the window

@@ -47,10 +47,16 @@ export function createCampaignLane (deps: { campaigns: CampaignStore }): Campaig
 
     async waitingForLimit (record, waiting) {
       if (record.campaignId === null) return
-      // written only when it changes
+      // written only when it changes: known at once, so that the campaign's other messages under
+      // way meanwhile do not each write it too (the first drain wrote it ~750 times as it began)
       if (waitingState.get(record.campaignId) === waiting) return
-      await campaigns.setWaiting(record.campaignId, waiting)
       waitingState.set(record.campaignId, waiting)
+      try {
+        await campaigns.setWaiting(record.campaignId, waiting)
+      } catch (error) {
+        waitingState.delete(record.campaignId)
+        throw error
+      }
     }
   }
 }

@@ -89,9 +89,9 @@ export function createDispatcher (deps: DispatchDeps): Dispatch {
     }
   }
 
-  async function failed (record: MessageRecord, failure: SendFailure, attempts: number): Promise<never> {
+  async function failed (record: MessageRecord, failure: SendFailure, attempts: number, bulk: boolean): Promise<never> {
     await deps.outcomes.write(record.id, async () => {
-      await deps.messages.markFailed(record.id, { errorCode: failure.errorCode, errorText: failure.errorText, attempts })
+      await deps.messages.markFailed(record.id, { errorCode: failure.errorCode, errorText: failure.errorText, attempts }, bulk)
     })
     deps.log.warn({ messageId: record.id, errorCode: failure.errorCode, attempts }, 'message failed')
     await deps.afterFailure?.(record, failure.errorCode).catch(error => {
@@ -100,12 +100,13 @@ export function createDispatcher (deps: DispatchDeps): Dispatch {
     throw withRecordId(failure.response, record.id)
   }
 
-  async function sent (record: MessageRecord, wamid: string, attempts: number): Promise<{ wamid: string }> {
+  /** `bulk`: a queued send's outcome, written in the bulk line (src/store/messages.ts) */
+  async function sent (record: MessageRecord, wamid: string, attempts: number, bulk: boolean): Promise<{ wamid: string }> {
     try {
-      await deps.outcomes.write(record.id, async () => { await deps.messages.markSent(record.id, { wamid, attempts }) }, isWamidTaken)
+      await deps.outcomes.write(record.id, async () => { await deps.messages.markSent(record.id, { wamid, attempts }, bulk) }, isWamidTaken)
     } catch {
       // the wamid names another of our messages: not a usable id, and whether this one went out is unknown
-      return await failed(record, sendFailure(new UpstreamError('invalid', ANOTHER_MESSAGES_ID)), attempts)
+      return await failed(record, sendFailure(new UpstreamError('invalid', ANOTHER_MESSAGES_ID)), attempts, bulk)
     }
     deps.log.info({ messageId: record.id, wamid, attempts }, 'message sent')
     return { wamid }
@@ -122,12 +123,13 @@ export function createDispatcher (deps: DispatchDeps): Dispatch {
     deps.inHand.add(record.id)
     try {
       const outcome = await paced(record, options, options.deadline ?? Date.now() + deps.limits.deadlineMs)
-      if (outcome.ok) return await sent(record, outcome.result.wamid, outcome.attempts)
+      const bulk = options.queued !== undefined
+      if (outcome.ok) return await sent(record, outcome.result.wamid, outcome.attempts, bulk)
       if (options.slot && wentNowhere(outcome)) await giveBack(record, options.slot)
       if (options.queued) leftAsItWas(outcome)
       const abandoned = outcome.attempts > 0 && outcome.error instanceof DispatchStopped
       const failure = abandoned ? abandonedFailure() : dispatchFailure(outcome.error, outcome.attempts, options.queued ? 'expired' : 'dispatch_timeout')
-      return await failed(record, failure, outcome.attempts)
+      return await failed(record, failure, outcome.attempts, bulk)
     } finally {
       deps.inHand.delete(record.id)
     }

@@ -53,6 +53,7 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
   const pairs = new Map<string, Promise<void>>()
   let stopped = false
   let wake: (() => void) | undefined
+  let poked = false
   const faults = faultLog(deps.log, 'queued sends')
   const complete = createBatcher(async (ids: number[]) => {
     await jobSql.complete(deps.db, ids, deps.worker)
@@ -121,6 +122,9 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
     let campaignsLive = deps.campaigns !== undefined
     let fedAt = 0
     let fedFull = false
+    // ordinary queued sends: when last looked for, whether some were found, whether a hand-over here asked for a look
+    let queuedLeasedAt = 0
+    let queuedFound = false
     while (!stopped) {
       try {
         if (!othersGone && await deps.drainers.leftByAnother(QUEUED_SENDS, numberId, deps.worker)) {
@@ -129,8 +133,16 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
         }
         othersGone = true
         const room = deps.capacity - active.size - unread.length
-        if (room >= minBatch || (active.size === 0 && unread.length === 0 && room > 0)) {
-          unread.push(...await jobSql.lease(deps.db, QUEUED_SENDS, { worker: deps.worker, leaseMs: deps.leaseMs, limit: room, groupKey: numberId }))
+        // The loop wakes at every send's end; while a campaign keeps the room filled, ordinary
+        // queued sends are looked for when poked (a hand-over here), after a lease that found some,
+        // or once a poll (another process's hand-over): not in an empty lease per campaign message.
+        const lookForQueued = !campaignsLive || poked || queuedFound || Date.now() - queuedLeasedAt >= deps.pollMs
+        if (lookForQueued && (room >= minBatch || (active.size === 0 && unread.length === 0 && room > 0))) {
+          poked = false
+          queuedLeasedAt = Date.now()
+          const queuedJobs = await jobSql.lease(deps.db, QUEUED_SENDS, { worker: deps.worker, leaseMs: deps.leaseMs, limit: room, groupKey: numberId })
+          queuedFound = queuedJobs.length > 0
+          unread.push(...queuedJobs)
         }
         // The campaign lane (CONTRACT.md 15): only the room ordinary queued sends left, so one handed
         // over now is leased ahead of every campaign message not yet leased.
@@ -182,6 +194,9 @@ export function drainNumber (numberId: string, deps: NumberDrainDeps): NumberDra
       wake?.()
     },
     jobIds: () => [...active.keys()],
-    poke () { wake?.() }
+    poke () {
+      poked = true
+      wake?.()
+    }
   }
 }

@@ -112,17 +112,22 @@ export function messageStore (db: Database) {
     })
   }, { maxBatch: MAX_BATCH })
 
-  const updateSent = createBatcher(async (batch: Sent[]) => {
+  async function writeSent (batch: Sent[]): Promise<undefined[]> {
     await updateWithEvents({ unsubscribed: UPDATE_SENT_UNSUBSCRIBED, all: UPDATE_SENT }, batch.map(row => ({ id: row.id, wamid: row.wamid, attempts: row.attempts, updated_at: row.updatedAt })),
       row => row.status === 'sent' && row.before_status !== 'sent')
     return batch.map(() => undefined)
-  }, { maxBatch: MAX_BATCH })
+  }
 
-  const updateFailed = createBatcher(async (batch: Failed[]) => {
+  async function writeFailed (batch: Failed[]): Promise<undefined[]> {
     await updateWithEvents({ unsubscribed: UPDATE_FAILED_UNSUBSCRIBED, all: UPDATE_FAILED }, batch.map(row => ({ id: row.id, error_code: row.errorCode, error_text: row.errorText, attempts: row.attempts, updated_at: row.updatedAt })),
       () => true)
     return batch.map(() => undefined)
-  }, { maxBatch: MAX_BATCH })
+  }
+
+  // Outcomes of sends someone waits for and of bulk sends (queued, campaigns) go in separate lines:
+  // a campaign's thousand outcomes a second must not put a live send's write behind its batches.
+  const updateSent = { live: createBatcher(writeSent, { maxBatch: MAX_BATCH }), bulk: createBatcher(writeSent, { maxBatch: MAX_BATCH }) }
+  const updateFailed = { live: createBatcher(writeFailed, { maxBatch: MAX_BATCH }), bulk: createBatcher(writeFailed, { maxBatch: MAX_BATCH }) }
 
   return {
     /** Newest first. */
@@ -150,13 +155,14 @@ export function messageStore (db: Database) {
     },
 
     /** A status webhook may have moved the record on already (it is matched by id before the wamid is known): never move it back. */
-    async markSent (id: string, outcome: { wamid: string, attempts: number }): Promise<void> {
-      await updateSent({ id, ...outcome, updatedAt: new Date() })
+    /** `bulk`: a queued or campaign send's, written in the bulk line (nobody waits on it). */
+    async markSent (id: string, outcome: { wamid: string, attempts: number }, bulk = false): Promise<void> {
+      await updateSent[bulk ? 'bulk' : 'live']({ id, ...outcome, updatedAt: new Date() })
     },
 
     /** Only a record still pending (or queued, or sending) fails: a webhook that already reported it sent or delivered knows better. */
-    async markFailed (id: string, outcome: { errorCode: string, errorText: string, attempts: number }): Promise<void> {
-      await updateFailed({ id, ...outcome, updatedAt: new Date() })
+    async markFailed (id: string, outcome: { errorCode: string, errorText: string, attempts: number }, bulk = false): Promise<void> {
+      await updateFailed[bulk ? 'bulk' : 'live']({ id, ...outcome, updatedAt: new Date() })
     },
 
     /**

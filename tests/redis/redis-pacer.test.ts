@@ -113,4 +113,45 @@ describe('the Redis pacer (the machine\'s Redis)', () => {
     controller.abort(new Error('test over'))
     await Promise.all(campaign)
   })
+
+  it('a live send in one process goes ahead of a campaign draining in another: the next slot is the live one\'s (CONTRACT.md 15)', async () => {
+    const [draining, serving] = [await pacerFor(), await pacerFor()]
+    const mps = 10
+    const ticket = (index: number): SendTicket => ({ numberId: 'lanes-number', recipient: `1555100${String(index).padStart(4, '0')}`, mps })
+    const controller = new AbortController()
+    const order: string[] = []
+    const campaign = Array.from({ length: 40 }, async (_, index) => await draining.acquire(ticket(index), { deadline: far(), signal: controller.signal, lane: 'campaign' })
+      .then(permit => { order.push('campaign'); permit.done() }, (error: unknown) => error))
+    // the campaign holds the number's slots (one slice of 1 every ~100 ms)
+    await sleep(350)
+    const before = order.length
+    const asked = Date.now()
+    const permit = await serving.acquire(ticket(1000), { deadline: far() })
+    const waited = Date.now() - asked
+    order.push('live')
+    permit.done()
+    // granted at the next slice, not behind the campaign's 40 (4 s at 10/s): at most one campaign grant came in between
+    expect(waited).toBeLessThan(400)
+    expect(order.indexOf('live') - before).toBeLessThanOrEqual(1)
+    controller.abort(new Error('test over'))
+    await Promise.all(campaign)
+  })
+
+  it('a registration of a waiter that vanished lapses: the campaign goes on', async () => {
+    const [draining, serving] = [await pacerFor(), await pacerFor()]
+    const mps = 10
+    const ticket = (index: number): SendTicket => ({ numberId: 'lapse-number', recipient: `1555200${String(index).padStart(4, '0')}`, mps })
+    // a live send aborted while it waited at the head of its line
+    const controller = new AbortController()
+    const blocker = await draining.acquire(ticket(0), { deadline: far() })
+    const gone = serving.acquire(ticket(1), { deadline: far(), signal: controller.signal }).catch((error: unknown) => error)
+    await sleep(50)
+    controller.abort(new Error('gone'))
+    expect(await gone).toEqual(new Error('gone'))
+    blocker.done()
+    const started = Date.now()
+    const permit = await draining.acquire(ticket(2), { deadline: far(), lane: 'campaign' })
+    permit.done()
+    expect(Date.now() - started).toBeLessThan(1500)
+  })
 })

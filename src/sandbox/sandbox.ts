@@ -28,12 +28,16 @@ export async function runSandbox (env: Record<string, string | undefined>, runti
 
   const saved = readSandboxState(config.DATA_DIR)
   const workspaceState = await demoWorkspace(app, saved)
-  const state = { ...workspaceState, ...await demoUser(app, workspaceState.workspaceId, saved) }
+  const { workspaceId } = workspaceState
   const account = defaultAccount()
-  const connection = await connectWorkspace(app.connectDeps, { workspaceId: state.workspaceId, wabaId: account.wabaId, accessToken: account.accessToken })
+  // side by side: the user's password hash (scrypt, on libuv's threads), the emulator's handshake, the receiver
+  const [user, connection, { receiver, endpoint }] = await Promise.all([
+    demoUser(app, workspaceId, saved),
+    connectWorkspace(app.connectDeps, { workspaceId, wabaId: account.wabaId, accessToken: account.accessToken }),
+    startDemoReceiver(saved?.receiverPort).then(async receiver => ({ receiver, endpoint: await demoEndpoint(app, workspaceId, saved, receiver) }))
+  ])
   if (!connection.webhook_registered) throw new Error(`webhook registration failed: ${connection.webhook_error}`)
-  const receiver = await startDemoReceiver(saved?.receiverPort)
-  const endpoint = await demoEndpoint(app, state.workspaceId, saved, receiver)
+  const state = { ...workspaceState, ...user }
   writeSandboxState(config.DATA_DIR, { ...state, ...endpoint, receiverPort: receiver.port })
 
   printBanner({

@@ -51,14 +51,14 @@ export function uiOptions (): FastifySwaggerUiOptions {
 }
 
 /**
- * The routes @fastify/swagger-ui registers with uiOptions() (GET ones answer HEAD too; its static
- * files are one wildcard route), registered here at start so that the router, 405's Allow and the
- * route list are as with the plugin itself (tests/house/docs-lazy.test.ts holds them to it).
+ * The routes @fastify/swagger-ui registers with uiOptions(), under /docs (GET ones answer HEAD too;
+ * its static files are one wildcard route), registered here at start as it does, so that the router,
+ * 405's Allow and the route list are as with the plugin itself (tests/house/docs-lazy.test.ts).
  */
 export const DOCS_ROUTES: ReadonlyArray<{ url: string, method: 'GET' | ['HEAD', 'GET'] }> = [
-  ...['/docs/static/theme/outbound.css', '/docs/static/theme/outbound.js', '/docs/static/theme/favicon.svg', '/docs', '/docs/',
-    '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/json', '/docs/yaml'].map(url => ({ url, method: 'GET' as const })),
-  { url: '/docs/static/*', method: ['HEAD', 'GET'] }
+  ...['/static/theme/outbound.css', '/static/theme/outbound.js', '/static/theme/favicon.svg', '/', '/static/index.html',
+    '/static/swagger-initializer.js', '/json', '/yaml'].map(url => ({ url, method: 'GET' as const })),
+  { url: '/static/*', method: ['HEAD', 'GET'] }
 ]
 
 // what an answer of the pages' own instance keeps when it is sent as this app's
@@ -91,10 +91,10 @@ export default fp(async function docs (app) {
     instances = []
   })
 
-  async function document (): Promise<(options?: { yaml?: boolean }) => unknown> {
+  async function document (): Promise<FastifyInstance['swagger']> {
     const { fastifySwagger } = await import('@fastify/swagger') as unknown as { fastifySwagger: SwaggerPlugin }
     const hooks: SwaggerHooks = {}
-    let swagger: ((options?: { yaml?: boolean }) => unknown) | undefined
+    let swagger: FastifyInstance['swagger'] | undefined
     const host = {
       addHook: (name: keyof SwaggerHooks, hook: never) => { hooks[name] = hook },
       decorate: (_name: string, value: typeof swagger) => { swagger = value },
@@ -117,13 +117,19 @@ export default fp(async function docs (app) {
   }
 
   let pages: Promise<FastifyInstance> | undefined
-  async function docsPage (request: FastifyRequest, reply: FastifyReply) {
+  async function docsPage (request: FastifyRequest, reply: FastifyReply, headToo: boolean) {
     pages ??= openPages().catch((error: unknown) => { pages = undefined; throw error })
-    // HEAD as GET: this app's HEAD answers drop the body as they do for every route
+    // asked as GET: a HEAD answer is made from it as this app makes every other
     const answer = await (await pages).inject({ method: 'GET', url: request.url, headers: request.headers })
     if (answer.statusCode === 404) return reply.callNotFound()
     for (const [name, value] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) reply.header(name, value)
-    return reply.code(answer.statusCode).send(answer.rawPayload)
+    reply.code(answer.statusCode)
+    // the static files' route answers HEAD itself (@fastify/static): their length, no body
+    if (request.method === 'HEAD' && headToo) return reply.header('content-length', answer.headers['content-length']).send()
+    // an empty answer (a redirect, 304) stays without a body, as Fastify sends one
+    return reply.send(answer.rawPayload.length > 0 ? answer.rawPayload : undefined)
   }
-  for (const { url, method } of DOCS_ROUTES) app.route({ method, url, schema: { hide: true }, handler: docsPage })
+  await app.register(async function docsPages (pages) {
+    for (const { url, method } of DOCS_ROUTES) pages.route({ method, url, schema: { hide: true }, handler: async (request, reply) => await docsPage(request, reply, Array.isArray(method)) })
+  }, { prefix: '/docs' })
 }, { name: 'docs' })

@@ -8,7 +8,8 @@
 //   `npm run typecheck`'s job): `npm start` and `npm run start:cluster` run dist/src/server.js;
 // - dist/bin/{cli,sandbox,emulator}.js: one bundle per operator command, split into chunks so that
 //   a command loads only the chunks it imports (the CLI's commands are lazy imports: `keys list`
-//   never loads Fastify, the dashboard, the pacer or the upstream client);
+//   never loads Fastify, the dashboard, the pacer or the upstream client); the sandbox's and the
+//   emulator's carry their packages too (one file read, not several hundred: compile());
 // - dist/pgdata-template: an initialised, migrated, empty embedded database every new DATA_DIR
 //   starts as a copy of, and dist/pgdata-template.tar, the same as a tarball that an in-memory
 //   database loads (both kept from the last build while the migrations are unchanged).
@@ -23,7 +24,8 @@ const dist = join(root, 'dist')
 const stamp = join(dist, '.built')
 const lockFile = join(root, '.dist-build.lock')
 const SOURCES = ['src', 'plugins', 'routes', 'db']
-const INPUTS = [...SOURCES, 'tsconfig.json', 'package.json', 'package-lock.json']
+// node_modules/.package-lock.json: npm rewrites it at each install, and the bundles carry packages' code
+const INPUTS = [...SOURCES, 'tsconfig.json', 'package.json', 'package-lock.json', 'node_modules/.package-lock.json']
 // the bundles of the operator commands (dist/bin/<name>.js)
 const BUNDLES = { cli: 'src/cli/main.ts', sandbox: 'src/sandbox/main.ts', emulator: 'src/sandbox/emulator-cli.ts' }
 // the packages the sandbox's and the emulator's bundles leave in node_modules (see compile())

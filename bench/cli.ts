@@ -239,8 +239,8 @@ async function sandboxProfile (dataDir: string): Promise<string> {
   return await new Promise<string>((resolve, reject) => {
     let output = ''
     const read = (chunk: Buffer) => {
-      output += chunk
-      if (output.includes('See the log:')) child.kill('SIGTERM')
+      // once: a second SIGTERM would end it before the profile is written
+      if (!output.includes('See the log:') && (output += chunk).includes('See the log:')) child.kill('SIGTERM')
     }
     child.stdout.on('data', read)
     child.stderr.on('data', read)

@@ -40,6 +40,12 @@ export async function runSandbox (env: Record<string, string | undefined>, runti
   const state = { ...workspaceState, ...user }
   writeSandboxState(config.DATA_DIR, { ...state, ...endpoint, receiverPort: receiver.port })
 
+  // before the banner: a Ctrl-C as soon as it shows closes the gateway as any later one does
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      app.close().then(() => emulator.close()).then(() => receiver.close()).then(() => process.exit(0), () => process.exit(1))
+    })
+  }
   printBanner({
     baseUrl: publicUrl(config),
     emulatorUrl: emulator.url,
@@ -56,12 +62,6 @@ export async function runSandbox (env: Record<string, string | undefined>, runti
     .then(media => { console.log(mediaLine(media)) }, (error: unknown) => { console.log(`[media] the media demo failed: ${(error as Error).message}`) })
   demoCampaign(app, state.workspaceId, state.apiKeySecret!)
     .then(id => { console.log(campaignLine(id)) }, (error: unknown) => { console.log(`[campaign] the demo campaign failed: ${(error as Error).message}`) })
-
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      app.close().then(() => emulator.close()).then(() => receiver.close()).then(() => process.exit(0), () => process.exit(1))
-    })
-  }
 }
 
 /** The workspace and key of an earlier start when they still exist, else new ones. */

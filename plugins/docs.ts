@@ -71,8 +71,8 @@ type SwaggerPlugin = (instance: unknown, options: Record<string, unknown>, done:
  * The OpenAPI document of the tagged routes, generated from their schemas, at /docs (JSON at
  * /docs/json). Register before the routes.
  *
- * @fastify/swagger and @fastify/swagger-ui (with @fastify/static, yaml and the UI's files: a tenth of
- * a second of every start) load at the first request to /docs, which most starts never get. Until
+ * @fastify/swagger and @fastify/swagger-ui (with @fastify/static, yaml and the UI's files, once read
+ * at every start) load at the first request to /docs, which most starts never get. Until
  * then this plugin keeps what @fastify/swagger's own hooks keep (each route's options, the shared
  * schemas of each instance once ready) and gives them to it then: the document is the one it makes
  * when registered here. Swagger UI's pages are answered by a Fastify instance of their own, through

@@ -8,7 +8,8 @@
 //   `npm run typecheck`'s job): `npm start` and `npm run start:cluster` run dist/src/server.js;
 // - dist/bin/{cli,sandbox,emulator}.js: one bundle per operator command, split into chunks so that
 //   a command loads only the chunks it imports (the CLI's commands are lazy imports: `keys list`
-//   never loads Fastify, the dashboard, the pacer or the upstream client);
+//   never loads Fastify, the dashboard, the pacer or the upstream client); the sandbox's and the
+//   emulator's carry their packages too (one file read, not several hundred: compile());
 // - dist/pgdata-template: an initialised, migrated, empty embedded database every new DATA_DIR
 //   starts as a copy of, and dist/pgdata-template.tar, the same as a tarball that an in-memory
 //   database loads (both kept from the last build while the migrations are unchanged).
@@ -23,9 +24,12 @@ const dist = join(root, 'dist')
 const stamp = join(dist, '.built')
 const lockFile = join(root, '.dist-build.lock')
 const SOURCES = ['src', 'plugins', 'routes', 'db']
-const INPUTS = [...SOURCES, 'tsconfig.json', 'package.json', 'package-lock.json']
+// node_modules/.package-lock.json: npm rewrites it at each install, and the bundles carry packages' code
+const INPUTS = [...SOURCES, 'tsconfig.json', 'package.json', 'package-lock.json', 'node_modules/.package-lock.json']
 // the bundles of the operator commands (dist/bin/<name>.js)
 const BUNDLES = { cli: 'src/cli/main.ts', sandbox: 'src/sandbox/main.ts', emulator: 'src/sandbox/emulator-cli.ts' }
+// the packages the sandbox's and the emulator's bundles leave in node_modules (see compile())
+const UNBUNDLED = ['@electric-sql/pglite', '@fastify/swagger', '@fastify/swagger-ui', 'esbuild', 'tsx', 'typescript']
 
 function newest (path) {
   const stat = statSync(path, { throwIfNoEntry: false })
@@ -83,26 +87,33 @@ async function compile (stage) {
   const files = SOURCES.flatMap(folder => readdirSync(join(root, folder), { recursive: true })
     .filter(name => name.endsWith('.ts') && !name.endsWith('.d.ts')).map(name => join(folder, name)))
   await esbuild.build({ ...common, entryPoints: files, outdir: stage, outbase: root, bundle: false })
-  // The operator commands, with the few packages that are plain JavaScript of many small files (one
-  // file read instead of hundreds); the others stay in node_modules, where they find what lies beside
-  // them (PGlite its WebAssembly, swagger-ui its pages). TypeBox is bundled into the CLI only: the
-  // sandbox loads Fastify's TypeBox provider, which imports it from node_modules anyway.
+  // The CLI, with the few packages that are plain JavaScript of many small files it needs (one file
+  // read instead of hundreds); the others stay in node_modules (PGlite finds its WebAssembly there).
   const { dependencies, devDependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   // and Fastify's own compilers, which src/http/lazy-schemas.ts wraps: the copies Fastify would load
   const packages = [...Object.keys({ ...dependencies, ...devDependencies }), '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler']
-  const bundles = (entryPoints, bundled) => esbuild.build({
+  const bundles = (entryPoints, external, extra = {}) => esbuild.build({
     ...common,
     entryPoints,
     outdir: join(stage, 'bin'),
     bundle: true,
     splitting: true,
-    external: packages.filter(name => !bundled.includes(name)),
+    external,
     chunkNames: 'chunk-[hash]',
-    plugins: [besideTheSources(join(stage, 'bin'), stage)]
+    plugins: [besideTheSources(join(stage, 'bin'), stage)],
+    ...extra
   })
-  await bundles({ cli: BUNDLES.cli }, ['drizzle-orm', 'postgres', '@sinclair/typebox'])
-  await bundles({ sandbox: BUNDLES.sandbox, emulator: BUNDLES.emulator }, ['drizzle-orm', 'postgres'])
+  await bundles({ cli: BUNDLES.cli }, packages.filter(name => !['drizzle-orm', 'postgres', '@sinclair/typebox'].includes(name)))
+  // The sandbox and the emulator: every package bundled (Fastify and its plugins, Ajv, undici, got,
+  // pino, prom-client: several hundred files Node would resolve, read and compile one by one), but
+  // those that read files beside their own (PGlite its WebAssembly and data, swagger-ui its pages,
+  // @fastify/swagger its package.json) and the tools that are never imported at run time.
+  await bundles({ sandbox: BUNDLES.sandbox, emulator: BUNDLES.emulator }, [...UNBUNDLED, ...Object.keys(devDependencies)], {
+    // the CommonJS packages in an ES module still require Node's own modules
+    banner: { js: "import { createRequire as __outboundCreateRequire } from 'node:module'; const require = __outboundCreateRequire(import.meta.url);" }
+  })
 }
+
 
 /**
  * A bundled file that finds files beside itself (new URL('./migrations', import.meta.url)) finds them

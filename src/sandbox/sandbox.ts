@@ -28,14 +28,24 @@ export async function runSandbox (env: Record<string, string | undefined>, runti
 
   const saved = readSandboxState(config.DATA_DIR)
   const workspaceState = await demoWorkspace(app, saved)
-  const state = { ...workspaceState, ...await demoUser(app, workspaceState.workspaceId, saved) }
+  const { workspaceId } = workspaceState
   const account = defaultAccount()
-  const connection = await connectWorkspace(app.connectDeps, { workspaceId: state.workspaceId, wabaId: account.wabaId, accessToken: account.accessToken })
+  // side by side: the user's password hash (scrypt, on libuv's threads), the emulator's handshake, the receiver
+  const [user, connection, { receiver, endpoint }] = await Promise.all([
+    demoUser(app, workspaceId, saved),
+    connectWorkspace(app.connectDeps, { workspaceId, wabaId: account.wabaId, accessToken: account.accessToken }),
+    startDemoReceiver(saved?.receiverPort).then(async receiver => ({ receiver, endpoint: await demoEndpoint(app, workspaceId, saved, receiver) }))
+  ])
   if (!connection.webhook_registered) throw new Error(`webhook registration failed: ${connection.webhook_error}`)
-  const receiver = await startDemoReceiver(saved?.receiverPort)
-  const endpoint = await demoEndpoint(app, state.workspaceId, saved, receiver)
+  const state = { ...workspaceState, ...user }
   writeSandboxState(config.DATA_DIR, { ...state, ...endpoint, receiverPort: receiver.port })
 
+  // before the banner: a Ctrl-C as soon as it shows closes the gateway as any later one does
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      app.close().then(() => emulator.close()).then(() => receiver.close()).then(() => process.exit(0), () => process.exit(1))
+    })
+  }
   printBanner({
     baseUrl: publicUrl(config),
     emulatorUrl: emulator.url,
@@ -52,12 +62,6 @@ export async function runSandbox (env: Record<string, string | undefined>, runti
     .then(media => { console.log(mediaLine(media)) }, (error: unknown) => { console.log(`[media] the media demo failed: ${(error as Error).message}`) })
   demoCampaign(app, state.workspaceId, state.apiKeySecret!)
     .then(id => { console.log(campaignLine(id)) }, (error: unknown) => { console.log(`[campaign] the demo campaign failed: ${(error as Error).message}`) })
-
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      app.close().then(() => emulator.close()).then(() => receiver.close()).then(() => process.exit(0), () => process.exit(1))
-    })
-  }
 }
 
 /** The workspace and key of an earlier start when they still exist, else new ones. */

@@ -13,8 +13,10 @@ import { load, machine, percentile, table } from './lib.js'
 // UTILITY template, so only the catalog read remains), in alternating rounds of
 // BENCH_AUDIENCE_SENDS template sends to distinct recipients (target: on ≥ 0.9× off). (2) GET
 // /api/usage.php's query over BENCH_AUDIENCE_RECORDS records (default 1,000,000) on PostgreSQL
-// (target ≤ 200 ms), each group. Needs BENCH_DATABASE_URL (a PostgreSQL server; a database is
-// created and dropped) for both parts.
+// (target ≤ 200 ms), each group. The records are written by one INSERT into messages: the triggers
+// of migration 0017 count them into usage_sent and usage_priced as they count any write of a record
+// (a send's outcome, a status webhook's price), and the endpoint reads those counts. Needs BENCH_DATABASE_URL (a PostgreSQL server; a database is
+// created and dropped) for both parts. BENCH_AUDIENCE_PART=send|usage runs one of them.
 const SENDS = Number(process.env.BENCH_AUDIENCE_SENDS ?? 2000)
 const ROUNDS = Number(process.env.BENCH_AUDIENCE_ROUNDS ?? 3)
 const RECORDS = Number(process.env.BENCH_AUDIENCE_RECORDS ?? 1_000_000)
@@ -93,7 +95,10 @@ async function usageQuery (): Promise<string> {
         (array['marketing','utility','authentication','service'])[1 + n % 4], n % 4 <> 3, now() - (n % 43200) * interval '1 minute', now()
       from generate_series(1, ${RECORDS}) as n`)
     await db.execute(sql`vacuum analyze messages`)
+    await db.execute(sql`vacuum analyze usage_sent`)
+    await db.execute(sql`vacuum analyze usage_priced`)
     const loaded = (performance.now() - started) / 1000
+    const [kept] = (await db.execute(sql`select (select count(*) from usage_sent)::int as sent, (select count(*) from usage_priced)::int as priced`)) as unknown as Array<{ sent: number, priced: number }>
     const rows: (string | number)[][] = []
     for (const group of ['day', 'category', 'country'] as const) {
       const times: number[] = []
@@ -105,7 +110,7 @@ async function usageQuery (): Promise<string> {
       }
       rows.push([`GET /api/usage.php?group=${group}`, RECORDS, percentile(times, 50).toFixed(1), Math.max(...times).toFixed(1)])
     }
-    return `${table(['usage query (PostgreSQL)', 'records', 'ms (median of 5)', 'ms (slowest)'], rows)}\n(${RECORDS} records loaded in ${loaded.toFixed(1)} s)`
+    return `${table(['usage query (PostgreSQL)', 'records', 'ms (median of 5)', 'ms (slowest)'], rows)}\n(${RECORDS} records loaded, counted by the triggers, in ${loaded.toFixed(1)} s: ${kept.sent} usage_sent and ${kept.priced} usage_priced rows)`
   } finally {
     await target.close()
     await emulator.close()
@@ -113,6 +118,8 @@ async function usageQuery (): Promise<string> {
 }
 
 console.log(machine())
-console.log(await sendPath())
-console.log(await usageQuery())
+// BENCH_AUDIENCE_PART=send or usage runs one part alone
+const PART = process.env.BENCH_AUDIENCE_PART
+if (PART !== 'usage') console.log(await sendPath())
+if (PART !== 'send') console.log(await usageQuery())
 process.exit(0)

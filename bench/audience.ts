@@ -67,6 +67,7 @@ async function sendPath (): Promise<string> {
         const result = await round(target)
         rates[name].push(result.rate)
         p99[name].push(result.p99)
+        if (process.env.BENCH_AUDIENCE_VERBOSE) console.error(`round ${index} ${name}: ${result.rate.toFixed(0)}/s p99 ${result.p99.toFixed(1)} ms`)
         emulator.reset()
       }
     }

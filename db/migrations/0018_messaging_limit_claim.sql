@@ -1,10 +1,8 @@
 -- The messaging limit's slot taken by the statement that writes the send's log record (issue 26):
 -- messaging_limit_claim is messaging_limit_take's body, without its asynchronous commit (the
--- record's insert commits synchronously, and it is this statement's commit), and
--- messaging_limit_claim_all the same for a batch's records at once (what the insert calls). A
--- send's record and its slot are then one statement and one commit: both or neither.
--- messaging_limit_take keeps its own statement for the sends whose record exists already (a queued
--- send's drain) or that are not batched this way (a keyed send, the dashboard).
+-- record's insert commits synchronously, and it is this statement's commit). A send's record and
+-- its slot are then one statement and one commit: both or neither. messaging_limit_take keeps its
+-- own statement for the sends whose record exists already (a queued send's drain, the dashboard).
 CREATE FUNCTION "messaging_limit_claim"("p_waba" text, "p_recipient" text, "p_limit" integer, "p_free" boolean)
 RETURNS TABLE ("taken" boolean, "counted_at" text, "next_slot_at" timestamp with time zone) LANGUAGE plpgsql AS $$
 DECLARE
@@ -73,78 +71,5 @@ BEGIN
 	-- the slot of a send that never went out. It keeps the WABA's row lock short (no fsync under it).
 	PERFORM set_config('synchronous_commit', 'off', true);
 	RETURN QUERY SELECT * FROM "messaging_limit_claim"(p_waba, p_recipient, p_limit, false);
-END
-$$;
---> statement-breakpoint
--- A batch's claims on one WABA at once (`p_recipients` distinct, sorted; those free in their service
--- window left out by the caller): a handful of statements for the batch instead of five per
--- record. Same rules as messaging_limit_claim: those counted in the window cost nothing (their time
--- moves on); the others take a slot each under the WABA's count row, in recipient order, while
--- slots remain; the rest are refused with the time the oldest slot frees.
-CREATE FUNCTION "messaging_limit_claim_all"("p_waba" text, "p_recipients" text[], "p_limit" integer)
-RETURNS TABLE ("recipient" text, "taken" boolean, "counted_at" text, "next_slot_at" timestamp with time zone) LANGUAGE plpgsql AS $$
-#variable_conflict use_column
-DECLARE
-	v_used integer;
-	v_want text[];
-	v_new integer;
-	v_gone integer;
-	v_room integer;
-	v_oldest timestamp with time zone;
-BEGIN
-	-- counted already in the window: cost nothing, their time moves on (no lock)
-	RETURN QUERY WITH moved AS (
-		UPDATE "messaging_limit_recipients" r SET "last_at" = now()
-		WHERE r."waba_id" = p_waba AND r."recipient" = ANY(p_recipients) AND r."last_at" > now() - interval '24 hours' RETURNING r."recipient"
-	) SELECT m."recipient", true, NULL::text, NULL::timestamp with time zone FROM moved m;
-	SELECT array_agg(x ORDER BY x) INTO v_want FROM unnest(p_recipients) x WHERE NOT EXISTS (SELECT 1 FROM "messaging_limit_recipients" r
-		WHERE r."waba_id" = p_waba AND r."recipient" = x AND r."last_at" > now() - interval '24 hours');
-	IF v_want IS NULL THEN
-		RETURN;
-	END IF;
-	-- the WABA's count row is the lock: two processes taking the last slots take turns
-	SELECT c."used" INTO v_used FROM "messaging_limit_counts" c WHERE c."waba_id" = p_waba FOR UPDATE;
-	IF NOT FOUND THEN
-		INSERT INTO "messaging_limit_counts" ("waba_id", "used") VALUES (p_waba, 0) ON CONFLICT DO NOTHING;
-		SELECT c."used" INTO v_used FROM "messaging_limit_counts" c WHERE c."waba_id" = p_waba FOR UPDATE;
-	END IF;
-	-- under the lock: those another process counted meanwhile cost nothing either
-	RETURN QUERY WITH moved AS (
-		UPDATE "messaging_limit_recipients" r SET "last_at" = now()
-		WHERE r."waba_id" = p_waba AND r."recipient" = ANY(v_want) AND r."last_at" > now() - interval '24 hours' RETURNING r."recipient"
-	) SELECT m."recipient", true, NULL::text, NULL::timestamp with time zone FROM moved m;
-	SELECT array_agg(x ORDER BY x) INTO v_want FROM unnest(v_want) x WHERE NOT EXISTS (SELECT 1 FROM "messaging_limit_recipients" r
-		WHERE r."waba_id" = p_waba AND r."recipient" = x AND r."last_at" > now() - interval '24 hours');
-	IF v_want IS NULL THEN
-		RETURN;
-	END IF;
-	-- "used" counts every row, expired ones too: only the recipients without one add to it
-	SELECT count(*) INTO v_new FROM unnest(v_want) x WHERE NOT EXISTS (SELECT 1 FROM "messaging_limit_recipients" r WHERE r."waba_id" = p_waba AND r."recipient" = x);
-	IF p_limit IS NOT NULL AND v_used + v_new > p_limit THEN
-		-- full by the count: the rows out of the window go, then the count is exact
-		DELETE FROM "messaging_limit_recipients" r WHERE r."waba_id" = p_waba AND r."last_at" <= now() - interval '24 hours';
-		GET DIAGNOSTICS v_gone = ROW_COUNT;
-		v_used := v_used - v_gone;
-		IF v_gone > 0 THEN
-			UPDATE "messaging_limit_counts" c SET "used" = v_used WHERE c."waba_id" = p_waba;
-		END IF;
-		v_room := greatest(p_limit - v_used, 0);
-		IF cardinality(v_want) > v_room THEN
-			SELECT min(r."last_at") INTO v_oldest FROM "messaging_limit_recipients" r WHERE r."waba_id" = p_waba;
-			RETURN QUERY SELECT x, false, NULL::text, coalesce(v_oldest, now()) + interval '24 hours' FROM unnest(v_want[v_room + 1:cardinality(v_want)]) x;
-			v_want := v_want[1:v_room];
-		END IF;
-	END IF;
-	IF coalesce(cardinality(v_want), 0) = 0 THEN
-		RETURN;
-	END IF;
-	WITH written AS (
-		INSERT INTO "messaging_limit_recipients" ("waba_id", "recipient", "last_at") SELECT p_waba, x, now() FROM unnest(v_want) x
-		ON CONFLICT ("waba_id", "recipient") DO UPDATE SET "last_at" = now() RETURNING (xmax = 0) AS inserted
-	) SELECT count(*) FILTER (WHERE inserted) INTO v_new FROM written;
-	IF v_new > 0 THEN
-		UPDATE "messaging_limit_counts" c SET "used" = v_used + v_new WHERE c."waba_id" = p_waba;
-	END IF;
-	RETURN QUERY SELECT x, true, now()::text, NULL::timestamp with time zone FROM unnest(v_want) x;
 END
 $$;

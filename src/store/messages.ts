@@ -30,34 +30,25 @@ const INSERT_PENDING = statement(`insert into messages (id, workspace_id, api_ke
   returning id, created_at, updated_at`)
 // The same insert taking the messaging-limit slots of the records that claim one (CONTRACT.md 14),
 // in the statement's own transaction: a record is written only if its slot was taken, and a slot
-// is taken only with its record (one statement, one commit). A phone number who wrote in the last
-// 24 h is free (a reply in their service window); the others' claims go to
-// messaging_limit_claim_all (migration 0018) once per WABA, in WABA order (two processes' batches
-// take the count rows' locks in the same order). A recipient twice in a batch: the first record
-// (by id) holds the slot, to give back. A user id's claim is taken before, on its own (decide.ts).
+// is taken only with its record (one statement, one commit). messaging_limit_claim (migration
+// 0018) locks the WABA's count row: the claims go in (WABA, recipient) order, so two processes'
+// batches take their locks in the same order. A phone number who wrote in the last 24 h is free
+// (a reply in their service window); a user id's claim is taken before, on its own (decide.ts).
 const INSERT_CLAIMING = statement(`with v as materialized (
     select * from json_to_recordset($1::json) as v(id text, workspace_id text, api_key_id text, phone_number_id text, recipient text, type text, payload jsonb,
       dispatcher_id text, client_reference text, waba_id text, slot_limit int, window_since timestamptz)
-  ), claims as materialized (
-    select v.id, v.waba_id, v.recipient, v.slot_limit, exists (select 1 from inbound_messages i
-        where i.phone_number_id = v.phone_number_id and i."from" = v.recipient and i.received_at > v.window_since) as free
-    from v where v.waba_id is not null
   ), claimed as materialized (
-    select g.waba_id, s.recipient, s.taken, s.counted_at, s.next_slot_at
-    from (select waba_id, min(slot_limit) as slot_limit, array_agg(distinct recipient order by recipient) as recipients
-        from claims where not free group by waba_id order by waba_id offset 0) g
-      cross join lateral messaging_limit_claim_all(g.waba_id, g.recipients, g.slot_limit) s
-  ), decided as materialized (
-    select k.id, coalesce(c.taken, true) as taken, c.next_slot_at,
-      case when row_number() over (partition by k.waba_id, k.recipient order by k.id) = 1 then c.counted_at end as counted_at
-    from claims k left join claimed c on c.waba_id = k.waba_id and c.recipient = k.recipient and not k.free
+    select c.id, s.taken, s.counted_at, s.next_slot_at
+    from (select * from v where v.waba_id is not null order by v.waba_id, v.recipient, v.id offset 0) c
+      cross join lateral messaging_limit_claim(c.waba_id, c.recipient, c.slot_limit, exists (select 1 from inbound_messages i
+        where i.phone_number_id = c.phone_number_id and i."from" = c.recipient and i.received_at > c.window_since)) s
   ), written as (
     insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, dispatcher_id, client_reference, status)
     select v.id, v.workspace_id, v.api_key_id, v.phone_number_id, v.recipient, v.type, v.payload, v.dispatcher_id, v.client_reference, 'pending'
-    from v where v.waba_id is null or v.id in (select id from decided where taken)
+    from v where v.waba_id is null or v.id in (select id from claimed where taken)
     returning id, created_at, updated_at
   )
-  select v.id, w.created_at, w.updated_at, d.taken, d.counted_at, d.next_slot_at from v left join written w on w.id = v.id left join decided d on d.id = v.id`)
+  select v.id, w.created_at, w.updated_at, c.taken, c.counted_at, c.next_slot_at from v left join written w on w.id = v.id left join claimed c on c.id = v.id`)
 // `interrupted` is a presumption made for a process that stopped answering, `outcome_unknown` one
 // the sweeper makes for a record a live process lost track of; what a send actually returns later
 // (a slow process whose lease lapsed, an outcome written once the database answered) replaces it. `queued` and `sending` are a

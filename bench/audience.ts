@@ -13,8 +13,10 @@ import { load, machine, percentile, table } from './lib.js'
 // UTILITY template, so only the catalog read remains), in alternating rounds of
 // BENCH_AUDIENCE_SENDS template sends to distinct recipients (target: on ≥ 0.9× off). (2) GET
 // /api/usage.php's query over BENCH_AUDIENCE_RECORDS records (default 1,000,000) on PostgreSQL
-// (target ≤ 200 ms), each group. Needs BENCH_DATABASE_URL (a PostgreSQL server; a database is
-// created and dropped) for both parts.
+// (target ≤ 200 ms), each group. The records are written by one INSERT into messages: the triggers
+// of migration 0017 count them into usage_sent and usage_priced as they count any write of a record
+// (a send's outcome, a status webhook's price), and the endpoint reads those counts. Needs BENCH_DATABASE_URL (a PostgreSQL server; a database is
+// created and dropped) for both parts. BENCH_AUDIENCE_PART=send|usage runs one of them.
 const SENDS = Number(process.env.BENCH_AUDIENCE_SENDS ?? 2000)
 const ROUNDS = Number(process.env.BENCH_AUDIENCE_ROUNDS ?? 3)
 const RECORDS = Number(process.env.BENCH_AUDIENCE_RECORDS ?? 1_000_000)
@@ -65,14 +67,17 @@ async function sendPath (): Promise<string> {
         const result = await round(target)
         rates[name].push(result.rate)
         p99[name].push(result.p99)
+        if (process.env.BENCH_AUDIENCE_VERBOSE) console.error(`round ${index} ${name}: ${result.rate.toFixed(0)}/s p99 ${result.p99.toFixed(1)} ms`)
         emulator.reset()
       }
     }
     const median = (values: number[]) => percentile(values, 50)
-    return table(['send path (template, distinct recipients)', 'sends/s (median)', 'p99 ms (median)', 'of off'], [
+    // the on side counted every recipient (warm-up included), the off side none
+    const counted = async (target: Gateway) => ((await target.app.database.db.execute(sql`select coalesce(sum(used), 0)::int as used from messaging_limit_counts`)) as unknown as Array<{ used: number }>)[0].used
+    return `${table(['send path (template, distinct recipients)', 'sends/s (median)', 'p99 ms (median)', 'of off'], [
       ['audience checks off', median(rates.off).toFixed(0), median(p99.off).toFixed(1), '1.00×'],
       ['audience checks on', median(rates.on).toFixed(0), median(p99.on).toFixed(1), `${(median(rates.on) / median(rates.off)).toFixed(2)}×`]
-    ])
+    ])}\n(recipients counted in the messaging limit: on ${await counted(on)} of ${(ROUNDS + 1) * SENDS} sent, off ${await counted(off)})`
   } finally {
     await on.close()
     await off.close()
@@ -93,7 +98,10 @@ async function usageQuery (): Promise<string> {
         (array['marketing','utility','authentication','service'])[1 + n % 4], n % 4 <> 3, now() - (n % 43200) * interval '1 minute', now()
       from generate_series(1, ${RECORDS}) as n`)
     await db.execute(sql`vacuum analyze messages`)
+    await db.execute(sql`vacuum analyze usage_sent`)
+    await db.execute(sql`vacuum analyze usage_priced`)
     const loaded = (performance.now() - started) / 1000
+    const [kept] = (await db.execute(sql`select (select count(*) from usage_sent)::int as sent, (select count(*) from usage_priced)::int as priced`)) as unknown as Array<{ sent: number, priced: number }>
     const rows: (string | number)[][] = []
     for (const group of ['day', 'category', 'country'] as const) {
       const times: number[] = []
@@ -105,7 +113,25 @@ async function usageQuery (): Promise<string> {
       }
       rows.push([`GET /api/usage.php?group=${group}`, RECORDS, percentile(times, 50).toFixed(1), Math.max(...times).toFixed(1)])
     }
-    return `${table(['usage query (PostgreSQL)', 'records', 'ms (median of 5)', 'ms (slowest)'], rows)}\n(${RECORDS} records loaded in ${loaded.toFixed(1)} s)`
+    // the counts against the records counted one by one (the query GET /api/usage.php made before
+    // migration 0017), over a period whose edges fall inside hours: the same rows, and its time
+    const until = new Date(Date.now() - (2 * 60 + 11) * 60_000)
+    const since = new Date(until.getTime() - 29 * 86_400_000 + 17 * 60_000 + 3_000)
+    const raw = { day: `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`, category: `coalesce(pricing_category, 'unknown')`, country: 'left(recipient, 3)' }
+    const checks: string[] = []
+    for (const group of ['day', 'category', 'country'] as const) {
+      const begin = performance.now()
+      const expected = (await db.execute(sql`select ${sql.raw(raw[group])} as key, count(*) filter (where billable)::int as billable, count(*) filter (where not billable)::int as free,
+          count(*) filter (where billable is null)::int as unpriced, count(*)::int as messages
+        from messages where workspace_id = ${workspaceId} and wamid is not null and created_at >= ${since.toISOString()}::timestamptz and created_at < ${until.toISOString()}::timestamptz
+        group by 1 order by 1`)) as unknown as Array<Record<string, unknown>>
+      const rawMs = performance.now() - begin
+      const answer = await target.app.usage.counts(workspaceId, since, until, group)
+      if (JSON.stringify(answer) !== JSON.stringify(expected.map(row => ({ key: row.key, billable: row.billable, free: row.free, unpriced: row.unpriced, messages: row.messages })))) throw new Error(`usage by ${group} differs from the records counted one by one`)
+      checks.push(`${group} ${rawMs.toFixed(0)} ms`)
+    }
+    rows.push(['(the records counted one by one, as before 0017: ' + checks.join(', ') + '; same rows)', '', '', ''])
+    return `${table(['usage query (PostgreSQL)', 'records', 'ms (median of 5)', 'ms (slowest)'], rows)}\n(${RECORDS} records loaded, counted by the triggers, in ${loaded.toFixed(1)} s: ${kept.sent} usage_sent and ${kept.priced} usage_priced rows)`
   } finally {
     await target.close()
     await emulator.close()
@@ -113,6 +139,8 @@ async function usageQuery (): Promise<string> {
 }
 
 console.log(machine())
-console.log(await sendPath())
-console.log(await usageQuery())
+// BENCH_AUDIENCE_PART=send or usage runs one part alone
+const PART = process.env.BENCH_AUDIENCE_PART
+if (PART !== 'usage') console.log(await sendPath())
+if (PART !== 'send') console.log(await usageQuery())
 process.exit(0)

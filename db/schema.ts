@@ -472,6 +472,29 @@ export const messagingLimitCounts = pgTable('messaging_limit_counts', {
   used: integer('used').notNull().default(0)
 })
 
+/**
+ * GET /api/usage.php's counts, kept by triggers on messages (migration 0017) in the statement that
+ * changes a record: per workspace, UTC hour of created_at and recipient's first three digits, the
+ * records the upstream accepted (usage_sent: they have a wamid)…
+ */
+export const usageSent = pgTable('usage_sent', {
+  workspaceId: text('workspace_id').notNull(),
+  hour: timestamp('hour', { withTimezone: true }).notNull(),
+  prefix: text('prefix').notNull(),
+  messages: integer('messages').notNull()
+}, table => [primaryKey({ name: 'usage_sent_pk', columns: [table.workspaceId, table.hour, table.prefix] })])
+
+/** …and, per pricing category ('unknown' without one), those a status webhook priced (category or billable known). */
+export const usagePriced = pgTable('usage_priced', {
+  workspaceId: text('workspace_id').notNull(),
+  hour: timestamp('hour', { withTimezone: true }).notNull(),
+  prefix: text('prefix').notNull(),
+  category: text('category').notNull(),
+  billable: integer('billable').notNull(),
+  free: integer('free').notNull(),
+  unpriced: integer('unpriced').notNull()
+}, table => [primaryKey({ name: 'usage_priced_pk', columns: [table.workspaceId, table.hour, table.prefix, table.category] })])
+
 /** The last catalog re-sync for an unknown template name, per WABA: at most one a minute, across processes. */
 export const templateResyncs = pgTable('template_resyncs', {
   wabaId: text('waba_id').primaryKey(),

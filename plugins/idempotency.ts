@@ -6,6 +6,7 @@ import { fingerprint } from '../src/idempotency/fingerprint.js'
 import { idempotencyKeyOf } from '../src/idempotency/header.js'
 import type { StoredAnswer } from '../src/store/idempotency-keys.js'
 import type { KeyToTake, MessageRecord, PendingMessage } from '../src/store/messages.js'
+import type { SlotClaim } from '../src/store/messaging-limit.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,9 +21,10 @@ declare module 'fastify' {
     /**
      * Writes the log record of a send, taking the request's Idempotency-Key with it. When the key is
      * held already, answers the request from it (a replay, 409 or 422) and resolves undefined: the
-     * caller sends nothing.
+     * caller sends nothing. A send's `claim` takes its messaging-limit slot with the record
+     * (SlotRefused when the limit is reached: nothing written).
      */
-    logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage, how?: 'send' | 'queue', print?: string): Promise<MessageRecord | undefined>
+    logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage, how?: 'send' | 'queue', print?: string, claim?: SlotClaim): Promise<MessageRecord | undefined>
     /**
      * Before work that must not be done twice ahead of the record (a one-call send's upload): when
      * the request's key is held already, answers from it (a replay, 409 or 422) and resolves true.
@@ -71,13 +73,13 @@ export default fp(async function idempotency (app) {
     route.onSend = [...[route.onSend ?? []].flat(), keepAnswer]
   })
 
-  app.decorate('logSend', async function logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage, how: 'send' | 'queue' = 'send', print = fingerprint(pending)) {
+  app.decorate('logSend', async function logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage, how: 'send' | 'queue' = 'send', print = fingerprint(pending), claim?: SlotClaim) {
     const state = request.idempotency
     // a queued hand-over takes its key in the same transaction as its record and job
     // a write whose outcome is unknown (the database blinked) is withdrawn: the 503 then tells the truth
     const create = async (take?: KeyToTake) => await app.withdrawals.createOrWithdraw(pending.id, async () => how === 'queue'
       ? await app.sendQueue.handOver(pending, take)
-      : take ? await app.messages.createPendingWithKey(pending, take) : await app.messages.createPending(pending))
+      : take ? await app.messages.createPendingWithKey(pending, take, claim) : claim ? await app.messages.createPendingClaiming(pending, claim) : await app.messages.createPending(pending))
     if (!state) return (await create()) ?? undefined
     const record = await create({ key: state.key, fingerprint: print, ttlMs })
     if (record) {

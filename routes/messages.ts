@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { answerVerdict, sendOfMessage } from '../src/audience/decide.js'
+import { answerVerdict, claimRefused, sendOfMessage } from '../src/audience/decide.js'
 import { slotOf, untilDispatch } from '../src/audience/slots.js'
 import { clientGone } from '../src/dispatch/client-gone.js'
 import { preferFieldsOverAliases } from '../src/messages/aliases.js'
@@ -9,6 +9,7 @@ import { pendingMessage } from '../src/messages/payload.js'
 import { prefersRespondAsync } from '../src/messages/prefer.js'
 import { SendHeadersSchema, SendMessageBodySchema, SendResponses } from '../src/messages/schemas.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
+import { SlotRefused } from '../src/store/messaging-limit.js'
 
 /** POST /api/messages.php (SPEC.md 4, CONTRACT.md 2): 401 → 429 → 403 → 409 come from the hooks that route config switches on, then the body. */
 const messages: FastifyPluginAsyncTypebox = async function (app) {
@@ -36,11 +37,12 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     // a user id the upstream has since replaced is sent to its successor (CONTRACT.md 16)
     const message = { ...composed, recipient: await app.userIds.current(apiKey.workspaceId, composed.recipient) }
     await app.checkServiceWindow(activeConnection.connection, sender.phoneNumberId, message)
-    // the audience rules (CONTRACT.md 14): a synchronous send takes its messaging-limit slot here
-    const stage = prefersRespondAsync(request.headers.prefer) ? 'hand-over' : 'send'
+    // the audience rules (CONTRACT.md 14): a synchronous send takes its messaging-limit slot with its log record (the verdict's claim)
+    const stage = prefersRespondAsync(request.headers.prefer) ? 'hand-over' : 'record'
     const verdict = await app.audience.decide(sendOfMessage(message, apiKey.workspaceId, activeConnection, sender.phoneNumberId), stage)
     answerVerdict(verdict, stage)
-    const slot = slotOf(verdict)
+    const claim = verdict.go === 'send' ? verdict.claim : undefined
+    let slot = slotOf(verdict)
     const sendable = await untilDispatch(app.audience.giveBack, slot, async () => await app.mediaFiles.attach(request, reply, pendingMessage(message, apiKey, sender, request.body.client_reference)))
     if (!sendable) return reply // answered from its Idempotency-Key, nothing uploaded
     const { pending, fingerprint, mediaId } = sendable
@@ -50,8 +52,10 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
       return await reply.code(202).headers({ 'preference-applied': 'respond-async', location: `/api/messages.php?id=${queued.id}` })
         .send({ ok: true as const, id: queued.id, status: 'queued' as const, ...(mediaId && { media_id: mediaId }) })
     }
-    const record = await untilDispatch(app.audience.giveBack, slot, async () => await app.logSend(request, reply, { ...pending, dispatcherId: app.dispatcherId }, 'send', fingerprint))
+    const record = await untilDispatch(app.audience.giveBack, slot, async () => await app.logSend(request, reply, { ...pending, dispatcherId: app.dispatcherId }, 'send', fingerprint, claim))
+      .catch((error: unknown) => { throw error instanceof SlotRefused && claim ? claimRefused(claim, error.nextSlotAt) : error })
     if (!record) return reply // answered from its Idempotency-Key
+    slot ??= claim?.slot
     const { wamid } = await app.dispatch(record, {
       connection: request.activeConnection.connection,
       throughputLevel: sender.throughputLevel,

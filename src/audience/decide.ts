@@ -3,7 +3,7 @@ import { messagingLimitReached, recipientCoolingDown, recipientOptedOut, templat
 import type { ComposedMessage } from '../messages/compose.js'
 import type { ActiveConnection } from '../store/connections.js'
 import type { MessageRecord } from '../store/messages.js'
-import { DAY_MS, type MessagingLimitStore, type Slot } from '../store/messaging-limit.js'
+import { DAY_MS, type MessagingLimitStore, type Slot, type SlotClaim } from '../store/messaging-limit.js'
 import type { ServiceWindowStore } from '../store/service-window.js'
 import type { SuppressionStore } from '../store/suppressions.js'
 import type { TemplateStore } from '../store/templates.js'
@@ -13,13 +13,14 @@ import { limitOfNumbers } from './tiers.js'
 /**
  * "May this message go now?" (CONTRACT.md 14), one answer for every path that sends:
  * - send: go ahead (at the `send` stage a messaging-limit slot has been taken for it; `slot` when
- *   it was taken anew, to give back if the send never goes out);
+ *   it was taken anew, to give back if the send never goes out; at the `record` stage, `claim`: the
+ *   slot to take in the statement that writes the log record, which may still refuse it);
  * - hold: not now; a queued send waits with `reason` until `until` (or the event that clears it),
  *   a synchronous send answers `error` instead;
  * - refuse: never; answer `error` (a queued send ends failed with its code).
  */
 export type Verdict =
-  | { go: 'send', slot?: Slot }
+  | { go: 'send', slot?: Slot, claim?: SlotClaim }
   | { go: 'hold', reason: HoldReason, until: Date, error: AppError }
   | { go: 'refuse', error: AppError }
 
@@ -37,9 +38,11 @@ export interface SendToDecide {
 
 /**
  * `hand-over`: a queued send being accepted (202): only what refuses it is decided, no slot is
- * taken, a hold is the record's first state. `send`: it is about to go upstream now.
+ * taken, a hold is the record's first state. `send`: it is about to go upstream now. `record`: a
+ * send whose log record is about to be written, then the send made: its slot is claimed for that
+ * write (a phone number's: one statement and one commit for both; a user id's is taken now).
  */
-export type Stage = 'hand-over' | 'send'
+export type Stage = 'hand-over' | 'send' | 'record'
 
 export interface DecideDeps {
   templates: Pick<TemplateStore, 'byName'>
@@ -76,7 +79,13 @@ export function createDecide (deps: DecideDeps): Decide {
       if (blocked.coolingDownUntil) return { go: 'hold', reason: 'cooldown', until: blocked.coolingDownUntil, error: recipientCoolingDown(blocked.coolingDownUntil, field) }
     }
     if (stage === 'hand-over' || !deps.messagingLimitCheck) return GO
+    // a user id's service window spans its earlier ids: asked on its own (takeSlot), not in the insert
+    if (stage === 'record' && !isUserId(send.recipient)) return { go: 'send', claim: claimOf(send) }
     return await takeSlot(send)
+  }
+
+  function claimOf (send: SendToDecide): SlotClaim {
+    return { wabaId: send.active.connection.wabaId, limit: limitOfNumbers(send.active.numbers.map(number => number.messagingLimitTier)), windowSince: new Date(Date.now() - DAY_MS) }
   }
 
   /**
@@ -121,5 +130,11 @@ export function sendOfMessage (message: ComposedMessage, workspaceId: string, ac
 
 /** What a request does with a verdict: a refusal is its answer; a hold too, unless the send is queued (it is accepted, then held). */
 export function answerVerdict (verdict: Verdict, stage: Stage): void {
-  if (verdict.go === 'refuse' || (verdict.go === 'hold' && stage === 'send')) throw verdict.error
+  if (verdict.go === 'refuse' || (verdict.go === 'hold' && stage !== 'hand-over')) throw verdict.error
+}
+
+/** The answer to a claim the log record's write refused (SlotRefused): as takeSlot's hold at the `send` stage. */
+export function claimRefused (claim: SlotClaim, nextSlotAt: Date): AppError {
+  const retryAfter = Math.max(1, Math.ceil((nextSlotAt.getTime() - Date.now()) / 1000))
+  return messagingLimitReached(claim.limit ?? 0, retryAfter)
 }

@@ -6,9 +6,13 @@ import { recipientView } from '../resources/recipient.js'
 import { emitEvents, outboxCommitted } from './outbox.js'
 import { createBatcher } from './batcher.js'
 import { asRecord, insertWithKeys, type KeyToTake, type PendingMessage } from './keyed-insert.js'
+import { messagingLimitStore, SlotRefused, type SlotClaim } from './messaging-limit.js'
+import { serviceWindowStore } from './service-window.js'
 
 export type { KeyToTake, MessageRecord, PendingMessage }
-type PendingInsert = PendingMessage & { take?: KeyToTake }
+type PendingInsert = PendingMessage & { take?: KeyToTake, claim?: SlotClaim }
+/** a record not written: its key is held by another (null), or its messaging-limit claim was refused */
+type Inserted = MessageRecord | null | SlotRefused
 
 interface Sent { id: string, wamid: string, attempts: number, updatedAt: Date }
 interface Failed { id: string, errorCode: string, errorText: string, attempts: number, updatedAt: Date }
@@ -24,6 +28,27 @@ const INSERT_PENDING = statement(`insert into messages (id, workspace_id, api_ke
   select v.id, v.workspace_id, v.api_key_id, v.phone_number_id, v.recipient, v.type, v.payload, v.dispatcher_id, v.client_reference, 'pending'
   from json_to_recordset($1::json) as v(id text, workspace_id text, api_key_id text, phone_number_id text, recipient text, type text, payload jsonb, dispatcher_id text, client_reference text)
   returning id, created_at, updated_at`)
+// The same insert taking the messaging-limit slots of the records that claim one (CONTRACT.md 14),
+// in the statement's own transaction: a record is written only if its slot was taken, and a slot
+// is taken only with its record (one statement, one commit). messaging_limit_claim (migration
+// 0018) locks the WABA's count row: the claims go in (WABA, recipient) order, so two processes'
+// batches take their locks in the same order. A phone number who wrote in the last 24 h is free
+// (a reply in their service window); a user id's claim is taken before, on its own (decide.ts).
+const INSERT_CLAIMING = statement(`with v as materialized (
+    select * from json_to_recordset($1::json) as v(id text, workspace_id text, api_key_id text, phone_number_id text, recipient text, type text, payload jsonb,
+      dispatcher_id text, client_reference text, waba_id text, slot_limit int, window_since timestamptz)
+  ), claimed as materialized (
+    select c.id, s.taken, s.counted_at, s.next_slot_at
+    from (select * from v where v.waba_id is not null order by v.waba_id, v.recipient, v.id offset 0) c
+      cross join lateral messaging_limit_claim(c.waba_id, c.recipient, c.slot_limit, exists (select 1 from inbound_messages i
+        where i.phone_number_id = c.phone_number_id and i."from" = c.recipient and i.received_at > c.window_since)) s
+  ), written as (
+    insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, dispatcher_id, client_reference, status)
+    select v.id, v.workspace_id, v.api_key_id, v.phone_number_id, v.recipient, v.type, v.payload, v.dispatcher_id, v.client_reference, 'pending'
+    from v where v.waba_id is null or v.id in (select id from claimed where taken)
+    returning id, created_at, updated_at
+  )
+  select v.id, w.created_at, w.updated_at, c.taken, c.counted_at, c.next_slot_at from v left join written w on w.id = v.id left join claimed c on c.id = v.id`)
 // `interrupted` is a presumption made for a process that stopped answering, `outcome_unknown` one
 // the sweeper makes for a record a live process lost track of; what a send actually returns later
 // (a slow process whose lease lapsed, an outcome written once the database answered) replaces it. `queued` and `sending` are a
@@ -88,12 +113,19 @@ export function messageStore (db: Database) {
   }
 
   // A record and its Idempotency-Key commit together (keyed-insert.ts); a record whose key is held by another is null.
-  const insertPending = createBatcher(async (batch: PendingInsert[]): Promise<Array<MessageRecord | null>> => {
+  const insertPending = createBatcher(async (batch: PendingInsert[]): Promise<Inserted[]> => {
     if (batch.some(message => message.take)) {
       const byId = await insertWithKeys(db, batch)
       return batch.map(message => byId.get(message.id) ?? (message.take ? null : undefined)).filter(row => row !== undefined)
     }
-    const rows = await run<{ id: string, created_at: Date | string, updated_at: Date | string }>(INSERT_PENDING, batch.map(message => ({
+    return await insertPlain(batch)
+  }, { maxBatch: MAX_BATCH })
+  // the records that claim a slot have their own batches: never beside a keyed record (insertWithKeys takes no slot)
+  const insertClaiming = createBatcher(insertPlain, { maxBatch: MAX_BATCH })
+
+  async function insertPlain (batch: PendingInsert[]): Promise<Inserted[]> {
+    const claiming = batch.some(message => message.claim)
+    const rows = await run<{ id: string, created_at: Date | string | null, updated_at: Date | string | null, taken: boolean | null, counted_at: string | null, next_slot_at: Date | string | null }>(claiming ? INSERT_CLAIMING : INSERT_PENDING, batch.map(message => ({
       id: message.id,
       workspace_id: message.workspaceId,
       api_key_id: message.apiKeyId ?? null,
@@ -102,15 +134,46 @@ export function messageStore (db: Database) {
       type: message.type,
       payload: message.payload,
       dispatcher_id: message.dispatcherId ?? null,
-      client_reference: message.clientReference ?? null
+      client_reference: message.clientReference ?? null,
+      ...(claiming && { waba_id: message.claim?.wabaId ?? null, slot_limit: message.claim?.limit ?? null, window_since: message.claim?.windowSince ?? null })
     })))
     // RETURNING promises no order; a row missing here fails the batcher's count check.
     const byId = new Map(rows.map(row => [row.id, row]))
-    return batch.flatMap(message => {
+    return batch.flatMap((message): Inserted[] => {
       const row = byId.get(message.id)
-      return row ? [pendingRecord(message, new Date(row.created_at), new Date(row.updated_at))] : []
+      if (!row) return []
+      if (row.taken === false) return [new SlotRefused(new Date(row.next_slot_at ?? Date.now()))]
+      if (row.created_at === null || row.updated_at === null) return []
+      if (message.claim && row.counted_at !== null) message.claim.slot = { wabaId: message.claim.wabaId, recipient: message.recipient, at: row.counted_at }
+      return [pendingRecord(message, new Date(row.created_at), new Date(row.updated_at))]
     })
-  }, { maxBatch: MAX_BATCH })
+  }
+
+  /** The record, its slot taken in the same statement (INSERT_CLAIMING): SlotRefused when the limit is reached. */
+  async function insertOne (message: PendingInsert): Promise<MessageRecord | null> {
+    const inserted = message.claim ? await insertClaiming(message) : await insertPending(message)
+    if (inserted instanceof SlotRefused) throw inserted
+    return inserted
+  }
+
+  /**
+   * A keyed record's claim: its slot is taken first, on its own (messaging_limit_take), and given
+   * back if the record is not written (its key held by another, or the insert failed).
+   */
+  async function insertKeyedClaiming (message: PendingMessage, take: KeyToTake, claim: SlotClaim): Promise<MessageRecord | null> {
+    const limits = messagingLimitStore(db)
+    const free = serviceWindowStore(db).wroteSinceQuery(message.workspaceId, message.phoneNumberId, message.recipient, claim.windowSince)
+    const slot = await limits.take(claim.wabaId, message.recipient, claim.limit, free)
+    if (!slot.taken) throw new SlotRefused(slot.nextSlotAt)
+    let record: MessageRecord | null = null
+    try {
+      record = await insertOne({ ...message, take })
+    } finally {
+      if (slot.slot && !record) await limits.giveBack(slot.slot)
+    }
+    if (slot.slot) claim.slot = slot.slot
+    return record
+  }
 
   async function writeSent (batch: Sent[]): Promise<undefined[]> {
     await updateWithEvents({ unsubscribed: UPDATE_SENT_UNSUBSCRIBED, all: UPDATE_SENT }, batch.map(row => ({ id: row.id, wamid: row.wamid, attempts: row.attempts, updated_at: row.updatedAt })),
@@ -146,12 +209,18 @@ export function messageStore (db: Database) {
 
     /** The record of a send about to be attempted: written before anything goes upstream. */
     async createPending (message: PendingMessage): Promise<MessageRecord> {
-      return (await insertPending(message))!
+      return (await insertOne(message))!
+    },
+
+    /** createPending, taking the send's messaging-limit slot in the same statement (SlotRefused: not written). */
+    async createPendingClaiming (message: PendingMessage, claim: SlotClaim): Promise<MessageRecord> {
+      return (await insertOne({ ...message, claim }))!
     },
 
     /** createPending, taking the Idempotency-Key in the same transaction; null when another record holds the key. */
-    async createPendingWithKey (message: PendingMessage, take: KeyToTake): Promise<MessageRecord | null> {
-      return await insertPending({ ...message, take })
+    async createPendingWithKey (message: PendingMessage, take: KeyToTake, claim?: SlotClaim): Promise<MessageRecord | null> {
+      if (claim) return await insertKeyedClaiming(message, take, claim)
+      return await insertOne({ ...message, take })
     },
 
     /** A status webhook may have moved the record on already (it is matched by id before the wamid is known): never move it back. */

@@ -4,6 +4,21 @@ import { rowsOf, type Database } from '../../db/client.js'
 /** A slot this send took anew: given back if the send never goes out (`at` as the database wrote it, to the microsecond). */
 export interface Slot { wabaId: string, recipient: string, at: string }
 
+/**
+ * A slot to take in the statement that writes the send's log record (messages.ts), so that the
+ * record and its slot commit together, in one statement: the WABA, its limit (null: none), and
+ * since when a message from the recipient (a phone number) makes the send free (a reply in their
+ * service window). That statement fills `slot` when it counted the recipient anew.
+ */
+export interface SlotClaim { wabaId: string, limit: number | null, windowSince: Date, slot?: Slot }
+
+/** The claim's limit is reached: the record was not written. */
+export class SlotRefused extends Error {
+  constructor (readonly nextSlotAt: Date) {
+    super('messaging limit reached: no record written')
+  }
+}
+
 export type SlotTaken = { taken: true, slot?: Slot } | { taken: false, nextSlotAt: Date }
 
 export interface LimitUsage { used: number, oldest: Date | null }

@@ -2,12 +2,14 @@
 -- already?) looked the row up by (waba_id, recipient) and the window by last_at. A plpgsql
 -- statement's plan is cached per connection: after five calls a generic plan, made with the
 -- statistics of that moment, is kept until the table's statistics change (an ANALYZE; never on
--- PGlite). Made while messaging_limit_recipients was new and small, the two indexes cost the same
--- and messaging_limit_recipients_window (waba_id, last_at), the smaller one, won: every later claim
--- then read the WABA's whole window and kept one row (auto_explain during bench/audience.ts: 17,995
--- rows removed by the filter, 2,060 buffers, ~2 ms per claim at 18,000 recipients), so the send
--- path got slower with every distinct recipient. The same statement, its window written so that
--- only the primary key can serve it. Same rows, same result.
+-- PGlite). Made while messaging_limit_recipients was new and small (a few hundred rows), both
+-- indexes estimated one row, and messaging_limit_recipients_window (waba_id, last_at) was the
+-- cheaper: a batch's recipients share one now(), which the btree keeps deduplicated, so it is
+-- smaller than the primary key. Every later claim then read the WABA's whole window to keep one
+-- row (auto_explain during bench/audience.ts: 17,995 rows removed by the filter, 2,060 buffers,
+-- ~2 ms per claim at 18,000 recipients): the send path got slower with every distinct recipient.
+-- The same statement, its window written so that only the primary key can serve it: same rows,
+-- same result (tests/audience/claim-plan.test.ts).
 CREATE OR REPLACE FUNCTION "messaging_limit_claim"("p_waba" text, "p_recipient" text, "p_limit" integer, "p_free" boolean)
 RETURNS TABLE ("taken" boolean, "counted_at" text, "next_slot_at" timestamp with time zone) LANGUAGE plpgsql AS $$
 DECLARE

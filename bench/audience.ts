@@ -27,6 +27,16 @@ interface Gateway { app: FastifyInstance, authorization: string, close (): Promi
 
 async function gateway (emulator: Emulator, env: Record<string, string>): Promise<Gateway> {
   const database = await createPostgresDatabase(SERVER)
+  // BENCH_AUDIENCE_EXPLAIN=<ms>: the on side's statements slower than that, nested ones (the claim's
+  // plpgsql) included, logged with their plan, rows and buffers by auto_explain (the server's log)
+  if (process.env.BENCH_AUDIENCE_EXPLAIN && !env.MESSAGING_LIMIT_CHECK) {
+    const { default: postgres } = await import('postgres')
+    const admin = postgres(database.url, { max: 1, onnotice: () => {} })
+    const name = new URL(database.url).pathname.slice(1)
+    const settings = { session_preload_libraries: 'auto_explain', 'auto_explain.log_min_duration': process.env.BENCH_AUDIENCE_EXPLAIN, 'auto_explain.log_analyze': 'on', 'auto_explain.log_buffers': 'on', 'auto_explain.log_nested_statements': 'on' }
+    for (const [setting, value] of Object.entries(settings)) await admin.unsafe(`alter database ${name} set ${setting} = '${value}'`)
+    await admin.end()
+  }
   const app = await buildApp({
     config: testConfig({ DATABASE_URL: database.url, GRAPH_API_URL: emulator.url, APP_SECRET: emulator.appSecret, RATE_LIMIT_MAX: '10000000', THROUGHPUT_MPS: '100000', PAIR_RATE_BURST: '1000', TEMPLATE_SYNC_INTERVAL_MS: '0', NUMBER_REFRESH_INTERVAL_MS: '0', ...env }),
     logger: false
@@ -68,6 +78,11 @@ async function sendPath (): Promise<string> {
         rates[name].push(result.rate)
         p99[name].push(result.p99)
         if (process.env.BENCH_AUDIENCE_VERBOSE) console.error(`round ${index} ${name}: ${result.rate.toFixed(0)}/s p99 ${result.p99.toFixed(1)} ms`)
+        // BENCH_AUDIENCE_STATS=1: the on side's table counters after each round (scans, HOT updates, dead rows, size)
+        if (process.env.BENCH_AUDIENCE_STATS && name === 'on') {
+          console.error(JSON.stringify(await target.app.database.db.execute(sql`select relname, n_tup_upd, n_tup_hot_upd, n_dead_tup, n_live_tup, seq_scan, idx_scan,
+            autovacuum_count, autoanalyze_count, pg_relation_size(relid) as bytes from pg_stat_user_tables where relname like 'messaging_limit%' or relname = 'messages'`)))
+        }
         emulator.reset()
       }
     }

@@ -114,7 +114,6 @@ async function compile (stage) {
   })
 }
 
-
 /**
  * A bundled file that finds files beside itself (new URL('./migrations', import.meta.url)) finds them
  * where its file-for-file build is: import.meta.url becomes that file's URL, relative to the bundle.

@@ -4,14 +4,8 @@ import { faultWaitMs } from '../faults/retry.js'
 import type { AcquireOptions, Pacer, Permit, SendTicket } from '../pacer/types.js'
 import type { SendResult } from '../upstream/types.js'
 import type { Run } from './in-flight.js'
-import { UpstreamError } from '../upstream/errors.js'
-import { retryDelay } from './retry.js'
+import { isThroughputRefusal, retryDelay, throttledDelay } from './retry.js'
 import { QueuedSendLeft } from './stop.js'
-
-// Cloud API message throughput reached (per phone number): refused, nothing sent (upstream-facts.md 2.3, 3.1).
-const THROUGHPUT_REACHED = 130429
-const THROTTLE_BASE_MS = 100
-const THROTTLE_CAP_MS = 1000
 
 export interface AttemptPlan {
   pacer: Pacer
@@ -85,21 +79,6 @@ export async function attemptUntilDone (plan: AttemptPlan): Promise<Outcome> {
     if (delay === undefined || Date.now() + delay >= plan.deadline) return { ok: false, error: lastError, attempts }
     if (!await pause(delay, run.signal)) return { ok: false, error: lastError, attempts }
   }
-}
-
-/** The upstream's refusal for the number's throughput (upstream-facts.md 3.1): nothing was sent. */
-function isThroughputRefusal (error: unknown): error is UpstreamError {
-  return error instanceof UpstreamError && error.kind === 'rejected' && error.details.code === THROUGHPUT_REACHED
-}
-
-/**
- * The upstream counts a number's sends over a sliding second: a refused message waits a jittered
- * part of it (longer after each refusal, at most that second, at least any Retry-After) before it
- * takes the number's next slot again, so refusals do not spin at the pacer's rate.
- */
-function throttledDelay (error: UpstreamError, refusals: number, random = Math.random): number {
-  const backoff = Math.min(THROTTLE_CAP_MS, THROTTLE_BASE_MS * 2 ** (refusals - 1))
-  return Math.max(backoff / 2 + random() * backoff / 2, error.details.retryAfterMs ?? 0)
 }
 
 /** The claim, on a granted slot: a slot not used for a call is given back. */

@@ -90,6 +90,10 @@ function statement (text: string): Statement {
 }
 
 export function messageStore (db: Database) {
+  // what a keyed record's claim asks on its own (insertKeyedClaiming)
+  const limits = messagingLimitStore(db)
+  const serviceWindows = serviceWindowStore(db)
+
   /** One of the statements above with the batch as its parameter; the driver's own rows. */
   async function run<Row> (parts: Statement, batch: unknown[], on: Pick<Database, 'execute'> = db): Promise<Row[]> {
     const json = JSON.stringify(batch)
@@ -161,8 +165,7 @@ export function messageStore (db: Database) {
    * back if the record is not written (its key held by another, or the insert failed).
    */
   async function insertKeyedClaiming (message: PendingMessage, take: KeyToTake, claim: SlotClaim): Promise<MessageRecord | null> {
-    const limits = messagingLimitStore(db)
-    const free = serviceWindowStore(db).wroteSinceQuery(message.workspaceId, message.phoneNumberId, message.recipient, claim.windowSince)
+    const free = serviceWindows.wroteSinceQuery(message.workspaceId, message.phoneNumberId, message.recipient, claim.windowSince)
     const slot = await limits.take(claim.wabaId, message.recipient, claim.limit, free)
     if (!slot.taken) throw new SlotRefused(slot.nextSlotAt)
     let record: MessageRecord | null = null

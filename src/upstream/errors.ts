@@ -12,6 +12,8 @@ export type UpstreamFailureKind =
 // Codes that describe a passing condition (upstream-facts.md 2.3, class R). 131048 and 131049
 // clear only after hours, so retrying within a request's deadline would just fail again.
 export const TRANSIENT_CODES = new Set([1, 2, 4, 80007, 130429, 131000, 131016, 131056, 131057, 133004])
+// Cloud API message throughput reached (per phone number): refused, nothing sent (upstream-facts.md 2.3, 3.1).
+const THROUGHPUT_REACHED = 130429
 
 export class UpstreamError extends Error {
   constructor (
@@ -28,6 +30,11 @@ export class UpstreamError extends Error {
     } = {}
   ) {
     super(message)
+  }
+
+  /** The upstream refused the call for its number's throughput (130429): nothing was sent. */
+  get throughputReached (): boolean {
+    return this.kind === 'rejected' && this.details.code === THROUGHPUT_REACHED
   }
 
   /** Worth another attempt: nothing was sent, or the upstream said the condition is temporary. */

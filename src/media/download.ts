@@ -3,7 +3,7 @@ import { mediaChecksumMismatch, noActiveConnection, notFound } from '../errors.j
 import type { MediaRow } from '../store/media.js'
 import { isGone, tokenOf, upstreamFailure, type MediaDeps } from './deps.js'
 import { ChecksumMismatch, fetchChecked } from './fetch.js'
-import { extensionOf } from './kinds.js'
+import { declaredType, extensionOf, KIND_OF_TYPE } from './kinds.js'
 
 /** A file on its way to the client: its bytes and what the headers say of them. */
 export interface MediaDownload { stream: Readable, size: number | undefined, mimeType: string, filename: string }
@@ -36,6 +36,27 @@ export async function openMedia (deps: MediaDeps, row: MediaRow): Promise<MediaD
     if (isGone(error)) throw notFound('The media expired upstream and no copy of it is stored')
     throw upstreamFailure(error, 'download')
   }
+}
+
+/**
+ * The headers a file goes out with, from the API and the dashboard alike (CONTRACT.md 13): a customer
+ * chose its type, so only a type of the upstream's media table is served as itself; and none of it
+ * is ever run as a page of our origin (nosniff, a sandbox CSP).
+ */
+export function downloadHeaders (file: MediaDownload, disposition: 'inline' | 'attachment'): Record<string, string> {
+  return {
+    'content-type': servedType(file.mimeType),
+    ...(file.size !== undefined && { 'content-length': String(file.size) }),
+    'content-disposition': contentDisposition(disposition, file.filename),
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': 'sandbox'
+  }
+}
+
+/** A type of upstream-facts.md 3.6 as its bare name (`audio/ogg; codecs=opus` → `audio/ogg`); any other as application/octet-stream. */
+export function servedType (mimeType: string): string {
+  const type = declaredType(mimeType)
+  return type !== undefined && KIND_OF_TYPE[type] !== undefined ? type : 'application/octet-stream'
 }
 
 /** Content-Disposition for a file name a client gave: quoted ASCII, and the exact name in RFC 5987 form. */

@@ -5,11 +5,13 @@ import { MediaErrors, MediaQuerySchema, MediaReadSchema, MediaUploadedSchema } f
 import { mediaResource } from '../src/media/upload.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
 
+const UPLOAD_BODY = 'multipart/form-data with a file part'
+
 /** /api/media.php (CONTRACT.md 13): upload a file for sends by media_id; read or download an upload or an inbound file. */
 const media: FastifyPluginAsyncTypebox = async function (app) {
   app.post('/api/media.php', {
     // the send's checks: 401 → 429 → 403 → 409; the body is read by the handler, as a stream
-    config: { auth: 'apiKey', scopes: ['media:write'], rateLimit: {}, plan: ['growth', 'scale'], sender: true, mediaFile: 'stream' },
+    config: { auth: 'apiKey', scopes: ['media:write'], rateLimit: {}, plan: ['growth', 'scale'], sender: true, mediaFile: 'stream', accepts: UPLOAD_BODY },
     schema: {
       operationId: 'uploadMedia',
       tags: ['media'],
@@ -20,7 +22,7 @@ const media: FastifyPluginAsyncTypebox = async function (app) {
       response: { 200: MediaUploadedSchema, ...MediaErrors }
     }
   }, async function uploadMedia (request) {
-    if (!request.isMultipart()) throw unsupportedMediaType(request.headers['content-type'])
+    if (!request.isMultipart()) throw unsupportedMediaType(request.headers['content-type'], UPLOAD_BODY)
     return { ok: true as const, ...mediaResource(await app.mediaFiles.upload(request)) }
   })
 

@@ -1,15 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { notFound, unsupportedMediaType } from '../src/errors.js'
-import { contentDisposition } from '../src/media/download.js'
+import { downloadHeaders } from '../src/media/download.js'
 import { MediaErrors, MediaQuerySchema, MediaReadSchema, MediaUploadedSchema } from '../src/media/schemas.js'
 import { mediaResource } from '../src/media/upload.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
+
+const UPLOAD_BODY = 'multipart/form-data with a file part'
 
 /** /api/media.php (CONTRACT.md 13): upload a file for sends by media_id; read or download an upload or an inbound file. */
 const media: FastifyPluginAsyncTypebox = async function (app) {
   app.post('/api/media.php', {
     // the send's checks: 401 → 429 → 403 → 409; the body is read by the handler, as a stream
-    config: { auth: 'apiKey', scopes: ['media:write'], rateLimit: {}, plan: ['growth', 'scale'], sender: true, mediaFile: 'stream' },
+    config: { auth: 'apiKey', scopes: ['media:write'], rateLimit: {}, plan: ['growth', 'scale'], sender: true, mediaFile: 'stream', accepts: UPLOAD_BODY },
     schema: {
       operationId: 'uploadMedia',
       tags: ['media'],
@@ -20,7 +22,7 @@ const media: FastifyPluginAsyncTypebox = async function (app) {
       response: { 200: MediaUploadedSchema, ...MediaErrors }
     }
   }, async function uploadMedia (request) {
-    if (!request.isMultipart()) throw unsupportedMediaType(request.headers['content-type'])
+    if (!request.isMultipart()) throw unsupportedMediaType(request.headers['content-type'], UPLOAD_BODY)
     return { ok: true as const, ...mediaResource(await app.mediaFiles.upload(request)) }
   })
 
@@ -30,7 +32,7 @@ const media: FastifyPluginAsyncTypebox = async function (app) {
       operationId: 'readMedia',
       tags: ['media'],
       summary: 'Read a media\'s metadata, or download it',
-      description: 'An upload or an inbound file of your workspace (404 otherwise). With `download=1`: the bytes, streamed, with Content-Type, Content-Length and Content-Disposition: from the mirror for inbound files (MEDIA_MIRROR=on), else from the upstream while it still has them.',
+      description: 'An upload or an inbound file of your workspace (404 otherwise). With `download=1`: the bytes, streamed, with Content-Type (a type outside WhatsApp\'s media table as application/octet-stream), Content-Length, Content-Disposition, `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox`: from the mirror for inbound files (MEDIA_MIRROR=on), else from the upstream while it still has them.',
       security: [{ apiKey: [] }],
       querystring: MediaQuerySchema,
       produces: ['application/json', 'application/octet-stream'],
@@ -43,8 +45,7 @@ const media: FastifyPluginAsyncTypebox = async function (app) {
       return { ok: true as const, ...mediaResource(row), origin: row.origin, stored: row.storedAt !== null }
     }
     const file = await app.mediaFiles.open(row)
-    if (file.size !== undefined) reply.header('content-length', String(file.size))
-    return await reply.type(file.mimeType).header('content-disposition', contentDisposition('attachment', file.filename)).send(file.stream as never)
+    return await reply.headers(downloadHeaders(file, 'attachment')).send(file.stream as never)
   })
 }
 

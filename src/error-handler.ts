@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** the setting a route's own body limit comes from, named in its 413 (CAMPAIGN_BODY_LIMIT_BYTES) */
     bodyLimitSetting?: string
+    /** what a route's 415 tells the client to send, when not the API's usual bodies (the upload: multipart/form-data) */
+    accepts?: string
   }
 }
 
@@ -38,7 +40,7 @@ export function toAppError (error: FastifyError, bodyLimit: number, request: Fas
   switch (error.code) {
     // the route's own limit when it has one (the webhook route's is WEBHOOK_BODY_LIMIT_BYTES), not the API's
     case 'FST_ERR_CTP_BODY_TOO_LARGE': return payloadTooLarge(request.routeOptions.bodyLimit ?? bodyLimit, request.routeOptions.config?.bodyLimitSetting)
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return unsupportedMediaType(request.headers['content-type'])
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return unsupportedMediaType(request.headers['content-type'], request.routeOptions.config?.accepts)
     case 'FST_ERR_CTP_EMPTY_JSON_BODY': return invalidRequest('The request body is empty')
     case 'FST_ERR_CTP_INVALID_JSON_BODY': return invalidRequest('The request body is not valid JSON')
   }

@@ -34,10 +34,10 @@ export const payloadTooLarge = (limit: number, setting?: string) =>
   new AppError(413, 'payload_too_large', `Request body is larger than ${limit} bytes${setting ? ` (${setting})` : ''}`)
 export const unsupportedEncoding = (encoding: string) =>
   new AppError(415, 'unsupported_media_type', `Unsupported Content-Encoding ${JSON.stringify(encoding)}: send the body uncompressed`)
-/** 415 naming the content type received (CONTRACT.md 12), or saying that none was. */
-export const unsupportedMediaType = (type: string | undefined) => new AppError(415, 'unsupported_media_type', type
-  ? `Unsupported content type ${JSON.stringify(type.slice(0, 200))}: send application/json or form fields`
-  : 'The request has a body but no Content-Type: send application/json or form fields')
+/** 415 naming the content type received (CONTRACT.md 12), or saying that none was, and what the route takes. */
+export const unsupportedMediaType = (type: string | undefined, accepted = 'application/json or form fields') => new AppError(415, 'unsupported_media_type', type
+  ? `Unsupported content type ${JSON.stringify(type.slice(0, 200))}: send ${accepted}`
+  : `The request has a body but no Content-Type: send ${accepted}`)
 export const invalidRequest = (message: string, field?: string) => new AppError(422, 'invalid_request', message, field ? { field } : {})
 export const rateLimited = (retryAfterSeconds: number) =>
   new AppError(429, 'rate_limited', `Too many requests; retry in ${retryAfterSeconds} s`, { retryAfterSeconds })
@@ -56,6 +56,9 @@ export const outsideServiceWindow = () => new AppError(422, 'outside_service_win
   'The recipient has not written to this number in the last 24 hours: outside the service window only a template may be sent; nothing was sent')
 export const unsupportedMedia = (message: string) => new AppError(422, 'unsupported_media', message, { field: 'file' })
 /** `limit` as src/media/kinds.ts's sizeLabel states it: the 413 and the kinds' 422 name their limits alike. */
+/** 502: the upstream's bytes missed its own SHA-256 on two fetches (CONTRACT.md 13); none were served. */
+export const mediaChecksumMismatch = () => new AppError(502, 'upstream_invalid_response',
+  'The upstream sent bytes that do not match the file\'s SHA-256, twice: nothing was served; try again later')
 export const fileTooLarge = (limit: string) =>
   new AppError(413, 'payload_too_large', `The file is larger than ${limit}, the limit of this gateway (MEDIA_MAX_BYTES)`)
 // Audience rules (CONTRACT.md 14)

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { page, sendHtml } from '../../src/dashboard/page.js'
 import { INLINE_IMAGE_TYPES } from '../../src/dashboard/views/inbound-media.js'
 import { notFound } from '../../src/errors.js'
-import { contentDisposition } from '../../src/media/download.js'
+import { downloadHeaders } from '../../src/media/download.js'
 import { inboundContent } from '../../src/dashboard/views/inbound.js'
 
 /** GET /dashboard/inbound: what people sent to the workspace's numbers, their files included (CONTRACT.md 13). */
@@ -21,9 +21,7 @@ const inbound: FastifyPluginAsyncTypebox = async function (app) {
     if (!row || row.origin !== 'inbound') throw notFound('No such file in your workspace')
     const file = await app.mediaFiles.open(row)
     const inline = request.query.download === undefined && row.kind === 'image' && INLINE_IMAGE_TYPES.has(file.mimeType)
-    if (file.size !== undefined) reply.header('content-length', String(file.size))
-    return await reply.type(inline ? file.mimeType : 'application/octet-stream').header('cache-control', 'private, max-age=3600')
-      .header('content-disposition', contentDisposition(inline ? 'inline' : 'attachment', file.filename)).send(file.stream)
+    return await reply.headers(downloadHeaders(file, inline ? 'inline' : 'attachment')).header('cache-control', 'private, max-age=3600').send(file.stream)
   })
 }
 

@@ -6,9 +6,9 @@ const CONTENT_SECURITY_POLICY = [
   "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'"
 ].join('; ')
 
-/** onSend: every dashboard answer; pages are never cached (one shows a secret once). */
+/** onSend: every dashboard answer; pages are never cached (one shows a secret once). A customer's file keeps its own, stricter `sandbox`. */
 export async function securityHeaders (_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-  reply.header('content-security-policy', CONTENT_SECURITY_POLICY)
+  if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY)
   reply.header('x-content-type-options', 'nosniff')
   reply.header('x-frame-options', 'DENY')
   reply.header('referrer-policy', 'same-origin')

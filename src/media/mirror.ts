@@ -1,13 +1,8 @@
-import { createHash } from 'node:crypto'
-import { Transform } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import type { Job } from '../store/jobs.js'
 import type { MediaRow } from '../store/media.js'
 import { isGone, tokenOf, type MediaDeps } from './deps.js'
-import { hexDigest } from './inbound.js'
+import { fetchChecked } from './fetch.js'
 
-// No WhatsApp file is larger (inbound files over 100 MB are not delivered: 131052).
-const LARGEST_BYTES = 128 * 1024 * 1024
 const FIRST_RETRY_MS = 2000
 const LONGEST_RETRY_MS = 60 * 60_000
 
@@ -50,31 +45,15 @@ export function mirrorTask (deps: MediaDeps) {
 }
 
 async function fetchAndStore (deps: MediaDeps, row: MediaRow, token: string): Promise<void> {
-  const node = await deps.upstream.media.node(row.mediaId, token, row.phoneNumberId)
-  const expected = hexDigest(node.sha256) ?? row.sha256
-  const download = await deps.upstream.media.download(node.url, token)
-  const hash = createHash('sha256')
-  let size = 0
-  let sha256 = ''
-  const spool = await deps.storage.spool()
+  // bytes that fail the upstream's SHA-256 throw: the runner tries again later
+  const { spool, sha256, size, mimeType } = await fetchChecked(deps, row, token)
   try {
-    await pipeline(download.stream, new Transform({
-      transform (chunk: Buffer, _encoding, done) {
-        size += chunk.length
-        if (size > LARGEST_BYTES) return done(new Error(`the media is larger than ${LARGEST_BYTES} bytes`))
-        hash.update(chunk)
-        done(null, chunk)
-      }
-    }), spool.writable())
-    sha256 = hash.digest('hex')
-    // what the upstream said it is, or a download cut short or altered on the way: try again later
-    if (expected !== null && sha256 !== expected) throw new Error('the downloaded bytes do not match the upstream\'s SHA-256')
     await spool.keep(sha256)
   } catch (error) {
     await spool.discard()
     throw error
   }
-  await deps.media.markStored(row.workspaceId, row.mediaId, { sha256, fileSize: size, mimeType: node.mime_type })
+  await deps.media.markStored(row.workspaceId, row.mediaId, { sha256, fileSize: size, mimeType })
   deps.log.info({ mediaId: row.mediaId, size }, 'inbound media mirrored')
 }
 

@@ -24,6 +24,7 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Emu
     media: id => context.media.get(id),
     expireMedia: id => { context.media.delete(id) },
     failMediaDownloads: times => context.media.failDownloads(times),
+    corruptMediaDownloads: times => context.media.corruptDownloads(times),
     sendTemplateStatusUpdate: update => sendTemplateStatusUpdate(context, update),
     sendMessagingLimitUpdate: update => sendMessagingLimitUpdate(context, update),
     sendUserPreference: update => sendUserPreference(context, update),

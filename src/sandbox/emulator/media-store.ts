@@ -28,6 +28,7 @@ export class MediaStore {
   readonly #media = new Map<string, EmulatedMedia>()
   readonly #key = randomBytes(32)
   #failures = 0
+  #corruptions = 0
 
   constructor (readonly urlTtlMs: number, readonly strictIds: boolean) {}
 
@@ -84,9 +85,24 @@ export class MediaStore {
     return true
   }
 
+  /** The next `times` downloads answer 200 with bytes other than the node's SHA-256 names (a CDN that alters files). */
+  corruptDownloads (times: number): void {
+    this.#corruptions = times
+  }
+
+  /** What this download serves: the file's bytes, or, while corruptions are due, the same length with its last byte changed. */
+  takeBytes (media: EmulatedMedia): Buffer {
+    if (this.#corruptions <= 0 || media.bytes.length === 0) return media.bytes
+    this.#corruptions -= 1
+    const altered = Buffer.from(media.bytes)
+    altered[altered.length - 1] ^= 0xff
+    return altered
+  }
+
   clear (): void {
     this.#media.clear()
     this.#failures = 0
+    this.#corruptions = 0
   }
 
   #sign (id: string, ext: string): string {

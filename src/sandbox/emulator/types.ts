@@ -173,6 +173,8 @@ export interface Emulator {
   expireMedia (id: string): void
   /** the next `times` media downloads answer 500 */
   failMediaDownloads (times: number): void
+  /** the next `times` media downloads answer 200 with bytes that do not match the node's sha256 */
+  corruptMediaDownloads (times: number): void
   sendTemplateStatusUpdate (update: TemplateStatusUpdate): Promise<DeliveryStatus>
   /** sets the tier of every number of the WABA and sends a phone_number_quality_update */
   sendMessagingLimitUpdate (update: { wabaId: string, tier: string }): Promise<DeliveryStatus>

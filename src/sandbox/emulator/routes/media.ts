@@ -62,7 +62,7 @@ export function mediaDownloadRoutes (context: EmulatorContext): FastifyPluginAsy
       if (token !== context.accounts.waba(media.wabaId).account.accessToken) return await reply.code(401).send({ error: { message: 'Authentication required', code: 190 } })
       if (context.media.takeFailure()) return await reply.code(500).send({ error: { message: 'Temporary failure', code: 1 } })
       media.downloads += 1
-      return await reply.type(media.mimeType).header('content-length', String(media.fileSize)).send(media.bytes)
+      return await reply.type(media.mimeType).header('content-length', String(media.fileSize)).send(context.media.takeBytes(media))
     })
   }
 }

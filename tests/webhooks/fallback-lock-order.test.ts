@@ -54,11 +54,13 @@ describe('webhooks: the inbox\'s fallback and sends\' outcomes take their locks 
     await db().transaction(async tx => { await applyParts(tx, parts, { log, lockRecords: true }) })
   }
 
-  /** Each record's outcome, a few at a time while the inbox applies. */
+  /** Each record's outcome, a few at a time while the inbox applies: sent, or a third of them timed out (the status then says sent). */
   async function sends (ids: string[]): Promise<PromiseSettledResult<void>[]> {
+    const { messages } = runtime.current.stores
     return await Promise.allSettled(shuffled(ids).map(async (id, n) => {
-      await new Promise(resolve => setTimeout(resolve, 2 * n))
-      await runtime.current.stores.messages.markSent(id, { wamid: `wamid.${id}`, attempts: 1 }, n % 2 === 0)
+      await new Promise(resolve => setTimeout(resolve, 2 * Math.floor(n / 3)))
+      if (n % 3 === 2) await messages.markFailed(id, { errorCode: 'upstream_timeout', errorText: 'no answer', attempts: 1 }, n % 2 === 0)
+      else await messages.markSent(id, { wamid: `wamid.${id}`, attempts: 1 }, n % 2 === 0)
     }))
   }
 

@@ -43,7 +43,7 @@ export async function applyParts (tx: Transaction, parts: DeliveryParts, options
   } catch (error) {
     if (isTransientDatabaseError(error)) throw error
     options.log.warn({ code: databaseErrorCode(error), statuses: parts.statuses.length, inbound: parts.inbound.length }, 'webhook batch failed as a whole; trying its events one by one')
-    const passing = []
+    const passing: Single[] = []
     for (const single of oneByOne(parts)) {
       const code = await failureAlone(tx, single.parts, options.lockRecords)
       if (code === undefined) passing.push(single)

@@ -3,7 +3,7 @@ import { messages } from '../../db/schema.js'
 import { buildApp } from '../../src/app.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { testConfig } from '../../tests/helpers/config.js'
-import { setFlagsFromString } from 'node:v8'
+import { setFlagsFromString, writeHeapSnapshot } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { rssSampler, serve } from '../child.js'
 
@@ -50,6 +50,15 @@ serve({
     ;(runInNewContext('gc') as () => void)()
     return process.memoryUsage().heapUsed
   },
+  memory: () => process.memoryUsage(),
+  /** process.memoryUsage() after a full collection (bench/campaign-upload-memory.ts) */
+  memoryAfterGc: () => {
+    setFlagsFromString('--expose-gc')
+    ;(runInNewContext('gc') as () => void)()
+    return process.memoryUsage()
+  },
+  /** a V8 heap snapshot written to `path`, to see what is held */
+  heapSnapshot: (path: string) => writeHeapSnapshot(path),
   resetPeak: () => rss.resetPeak(),
   /** records still waiting to be sent */
   pending: async () => await app.database.db.$count(messages, eq(messages.status, 'pending')),

@@ -73,10 +73,13 @@ const sentUpdate = (where: string, returning: string) => statement(`update messa
   returning ${returning}`)
 const UPDATE_SENT = sentUpdate('', 'm.*, b.before as before_status')
 const UPDATE_SENT_UNSUBSCRIBED = sentUpdate(` and ${UNSUBSCRIBED}`, 'm.id')
+// Locked in id order too, as every writer of several records locks them (the inbox's statuses):
+// in the join's order two batches sharing records could each hold one the other waits for.
 const failedUpdate = (where: string, returning: string) => statement(`update messages m set status = 'failed', error_code = v.error_code, error_text = v.error_text, attempts = v.attempts,
   updated_at = v.updated_at, failed_at = v.updated_at
-  from json_to_recordset($1::json) as v(id text, error_code text, error_text text, attempts int, updated_at timestamptz)
-  where m.id = v.id and ${STILL_OPEN}${where}
+  from json_to_recordset($1::json) as v(id text, error_code text, error_text text, attempts int, updated_at timestamptz),
+    (select l.id from messages l where l.id = any(array(select x.id from json_to_recordset($1::json) as x(id text))) order by l.id for update) b
+  where m.id = v.id and b.id = m.id and ${STILL_OPEN}${where}
   returning ${returning}`)
 const UPDATE_FAILED = failedUpdate('', 'm.*')
 const UPDATE_FAILED_UNSUBSCRIBED = failedUpdate(` and ${UNSUBSCRIBED}`, 'm.id')

@@ -1,3 +1,4 @@
+import { TransactionRollbackError } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
 import type { AudienceEvent } from '../audience/effects.js'
 import { insertInbound, routeNumbers, type StoredInbound } from '../store/inbound.js'
@@ -29,30 +30,70 @@ export interface ApplySummary { statuses: number, repeats: number, orphans: numb
 
 /**
  * Applies a batch's parts set-based (a few statements for the whole batch) inside a savepoint. If
- * a statement still fails on content the checks did not foresee, the savepoint is rolled back and
- * each event is applied alone in its own: the one that fails is kept aside, the others apply.
+ * a statement still fails on content the checks did not foresee, each event is tried alone in a
+ * savepoint that is always rolled back: the ones that fail are kept aside, and the others are
+ * applied together, as a batch is. Events applied one by one and kept would hold the usage counts
+ * of the first (migration 0017) while locking the next one's record, the reverse of a send's
+ * outcome (its records, then the counts): PostgreSQL ended one of the two as a deadlock.
  */
 export async function applyParts (tx: Transaction, parts: DeliveryParts, options: ApplyOptions): Promise<{ applied: AppliedChanges, summary: ApplySummary }> {
-  const applied: AppliedChanges = { statusChanges: [], inbound: [], templates: [], audience: parts.audience }
-  const summary: ApplySummary = { statuses: 0, repeats: 0, orphans: 0, inbound: 0, templates: 0, keptAside: 0 }
+  const into: Into = { applied: emptyApplied(parts.audience), summary: emptySummary(), aside: parts.keptAside, lockRecords: options.lockRecords }
   try {
-    await tx.transaction(async savepoint => await applyAll(savepoint, parts, { applied, summary, aside: parts.keptAside, lockRecords: options.lockRecords }))
+    await tx.transaction(async savepoint => await applyAll(savepoint, parts, into))
   } catch (error) {
     if (isTransientDatabaseError(error)) throw error
-    options.log.warn({ code: databaseErrorCode(error), statuses: parts.statuses.length, inbound: parts.inbound.length }, 'webhook batch failed as a whole; applying its events one by one')
+    options.log.warn({ code: databaseErrorCode(error), statuses: parts.statuses.length, inbound: parts.inbound.length }, 'webhook batch failed as a whole; trying its events one by one')
+    const passing: Single[] = []
     for (const single of oneByOne(parts)) {
-      try {
-        await tx.transaction(async savepoint => await applyAll(savepoint, single.parts, { applied, summary, aside: parts.keptAside, lockRecords: options.lockRecords }))
-      } catch (failure) {
-        if (isTransientDatabaseError(failure)) throw failure
-        parts.keptAside.push({ ...single.aside, reason: `apply_failed_${databaseErrorCode(failure)}` })
-      }
+      const code = await failureAlone(tx, single.parts, options.lockRecords)
+      if (code === undefined) passing.push(single)
+      else parts.keptAside.push({ ...single.aside, reason: `apply_failed_${code}` })
     }
+    await applyPassing(tx, passing, into)
   }
   await keepAside(tx, parts.keptAside)
-  summary.keptAside = parts.keptAside.length
-  return { applied, summary }
+  into.summary.keptAside = parts.keptAside.length
+  return { applied: into.applied, summary: into.summary }
 }
+
+interface Single { parts: DeliveryParts, aside: KeptAside }
+
+/** The SQLSTATE an event fails with when applied alone, or undefined; what it did is rolled back, its locks with it. */
+async function failureAlone (tx: Transaction, parts: DeliveryParts, lockRecords: boolean): Promise<string | undefined> {
+  const scratch: Into = { applied: emptyApplied([]), summary: emptySummary(), aside: [], lockRecords }
+  try {
+    await tx.transaction(async savepoint => {
+      await applyAll(savepoint, parts, scratch)
+      savepoint.rollback()
+    })
+  } catch (error) {
+    if (error instanceof TransactionRollbackError) return undefined
+    if (isTransientDatabaseError(error)) throw error
+    return databaseErrorCode(error)
+  }
+}
+
+/** The events that apply alone, together; should they still fail together (not seen), each alone, kept as it goes. */
+async function applyPassing (tx: Transaction, passing: Single[], into: Into): Promise<void> {
+  const together = { ...emptyParts(), statuses: passing.flatMap(single => single.parts.statuses), inbound: passing.flatMap(single => single.parts.inbound), templates: passing.flatMap(single => single.parts.templates) }
+  try {
+    await tx.transaction(async savepoint => await applyAll(savepoint, together, into))
+    return
+  } catch (error) {
+    if (isTransientDatabaseError(error)) throw error
+  }
+  for (const single of passing) {
+    try {
+      await tx.transaction(async savepoint => await applyAll(savepoint, single.parts, into))
+    } catch (failure) {
+      if (isTransientDatabaseError(failure)) throw failure
+      into.aside.push({ ...single.aside, reason: `apply_failed_${databaseErrorCode(failure)}` })
+    }
+  }
+}
+
+const emptyApplied = (audience: AudienceEvent[]): AppliedChanges => ({ statusChanges: [], inbound: [], templates: [], audience })
+const emptySummary = (): ApplySummary => ({ statuses: 0, repeats: 0, orphans: 0, inbound: 0, templates: 0, keptAside: 0 })
 
 interface Into { applied: AppliedChanges, summary: ApplySummary, aside: KeptAside[], lockRecords: boolean }
 
@@ -86,7 +127,7 @@ async function applyAll (tx: Transaction, parts: DeliveryParts, into: Into): Pro
 }
 
 /** Each event of the batch as a batch of its own, with what to keep aside should it fail alone. */
-function * oneByOne (parts: DeliveryParts): Generator<{ parts: DeliveryParts, aside: KeptAside }> {
+function * oneByOne (parts: DeliveryParts): Generator<Single> {
   for (const status of parts.statuses) {
     yield { parts: { ...emptyParts(), statuses: [status] }, aside: { jobId: status.jobId, kind: 'rejected', reason: '', routeId: status.phoneNumberId, event: status.payload } }
   }

@@ -45,6 +45,9 @@ describe('dashboard POSTs from another origin are refused, whatever token they c
       expect(response.body).toContain('did not come from this dashboard')
       const signIn = await post('/dashboard/login', headers, await signInFields())
       expect(signIn.statusCode, `sign-in ${JSON.stringify(headers)}`).toBe(403)
+      // an upload's token is read by the route from its multipart body: its origin is checked before
+      const upload = await post('/dashboard/campaigns/upload', headers, await keyForm('upload'))
+      expect(upload.statusCode, `upload ${JSON.stringify(headers)}`).toBe(403)
     }
     expect((await gateway.app.keys.list(workspace.workspaceId)).map(key => key.name)).toEqual(['test'])
   })

@@ -26,6 +26,9 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
  * Every state-changing dashboard request carries a token the page gave it (form field `_csrf`, or
  * the `X-CSRF-Token` header): the session's synchronizer token, or for sign-in a double-submit
  * cookie. Compared in constant time before the body is validated; a mismatch is a 403.
+ * Before it, a request whose Origin (or, without one, Referer) names another origin than the
+ * dashboard's own (PUBLIC_URL's, or the Host it was sent to) is a 403 too; one naming neither is
+ * left to the token (non-browser clients, old browsers).
  */
 export default fp(async function csrf (app) {
   app.decorate('signInFormToken', function signInFormToken (request: FastifyRequest, reply: FastifyReply) {
@@ -44,10 +47,19 @@ export default fp(async function csrf (app) {
     if (!matches(presented(request), request.cookies[SIGN_IN_COOKIE])) throw csrfRejected()
   }
 
+  const publicOrigin = app.config.PUBLIC_URL ? new URL(app.config.PUBLIC_URL).origin : undefined
+  async function checkOrigin (request: FastifyRequest): Promise<void> {
+    const claimed = claimedOrigin(request)
+    if (claimed === undefined || claimed === publicOrigin) return
+    // by Host, either scheme: a proxy may end TLS in front of a server that does not trust it
+    if (claimed !== `http://${request.host}` && claimed !== `https://${request.host}`) throw csrfRejected()
+  }
+
   app.addHook('onRoute', function protectForms (route: RouteOptions) {
     const kind = route.config?.dashboard
     const methods = [route.method].flat()
     if (!kind || methods.every(method => SAFE_METHODS.has(method))) return
+    route.onRequest = [route.onRequest ?? []].flat().concat(checkOrigin)
     if (route.config?.csrf === 'multipart-field') return
     route.preValidation = [route.preValidation ?? []].flat().concat(kind === 'public' ? checkSignInToken : checkSessionToken)
   })
@@ -57,6 +69,14 @@ export default fp(async function csrf (app) {
 export function checkFormToken (request: FastifyRequest, field: string | undefined): void {
   const header = request.headers['x-csrf-token']
   if (!matches(typeof header === 'string' ? header : field, request.account.session.csrfToken)) throw csrfRejected()
+}
+
+/** The origin a browser says the request came from: Origin, else Referer's; 'null' and an unreadable Referer name no origin of ours. */
+function claimedOrigin (request: FastifyRequest): string | undefined {
+  const { origin, referer } = request.headers
+  if (origin !== undefined) return origin
+  if (referer === undefined) return undefined
+  return URL.canParse(referer) ? new URL(referer).origin : 'null'
 }
 
 function presented (request: FastifyRequest): string | undefined {

@@ -32,7 +32,7 @@ export const SESSION_MAX_AGE_MS = 7 * 24 * 60 * 60_000
 // Extending on every request would be a write per page view; every ten minutes is plenty.
 const EXTEND_EVERY_MS = 10 * 60_000
 
-/** Dashboard sessions in the database behind an httpOnly, SameSite=Lax cookie (Secure over https). */
+/** Dashboard sessions in the database behind an httpOnly, SameSite=Strict cookie (Secure over https). */
 export default fp(async function session (app) {
   await app.register(cookie)
   app.decorateRequest('account')
@@ -79,5 +79,5 @@ export default fp(async function session (app) {
 }, { name: 'session', dependencies: ['db'] })
 
 export function cookieOptions (request: FastifyRequest) {
-  return { path: '/dashboard', httpOnly: true, sameSite: 'lax' as const, secure: request.protocol === 'https' }
+  return { path: '/dashboard', httpOnly: true, sameSite: 'strict' as const, secure: request.protocol === 'https' }
 }

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { actors, audit } from '../../src/access/audit.js'
 import { readCampaignUpload, type CampaignSender, type CreateDeps } from '../../src/campaigns/create.js'
 import { fillTemplateText } from '../../src/campaigns/preview.js'
+import { identifier } from '../../src/dashboard/html.js'
 import { page, sendHtml } from '../../src/dashboard/page.js'
 import { campaignContent, campaignsContent, newCampaignContent, previewContent, progressOf, type CampaignRow } from '../../src/dashboard/views/campaigns.js'
 import { AppError, noActiveConnection, notFound } from '../../src/errors.js'
@@ -133,7 +134,7 @@ const campaigns: FastifyPluginAsyncTypebox = async function (app) {
   app.get('/campaigns/:id', { config: { dashboard: 'page' }, schema: { params: Type.Object({ id: CAMPAIGN_ID }) } }, async function showCampaign (request, reply) {
     const found = await row(request.account.workspace.id, request.params.id)
     if (!found) throw notFound('No such campaign in this workspace')
-    return sendHtml(reply, page(request, { title: `Campaign ${found.campaign.name}`, active: 'campaigns' }, campaignContent(found, request.account.session.csrfToken)))
+    return sendHtml(reply, page(request, { title: `Campaign ${identifier(found.campaign.name)}`, active: 'campaigns' }, campaignContent(found, request.account.session.csrfToken)))
   })
 
   // What dashboard.js needs to refresh a campaign's card: display strings only.

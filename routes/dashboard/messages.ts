@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { MESSAGE_STATUSES, type MessageStatus } from '../../db/schema.js'
+import { identifier } from '../../src/dashboard/html.js'
 import { eventRow, messageRow, pricingText } from '../../src/dashboard/message-rows.js'
 import { page, sendHtml } from '../../src/dashboard/page.js'
 import { messageContent } from '../../src/dashboard/views/message.js'
@@ -61,7 +62,7 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     const [keys, active] = await Promise.all([app.keys.list(record.workspaceId), app.connections.active(record.workspaceId)])
     const row = messageRow(record, new Map(keys.map(key => [key.id, key.name])))
     const number = active?.numbers.find(candidate => candidate.phoneNumberId === record.phoneNumberId)
-    const from = number ? `${number.displayPhoneNumber} (${record.phoneNumberId})` : record.phoneNumberId
+    const from = number ? `${identifier(number.displayPhoneNumber)} (${record.phoneNumberId})` : record.phoneNumberId
     return sendHtml(reply, page(request, { title: 'Message', active: 'messages' }, messageContent({ record, row, history, from })))
   })
 

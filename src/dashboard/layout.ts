@@ -1,5 +1,5 @@
 import { assetUrl } from './assets.js'
-import { html, type SafeHtml } from './html.js'
+import { html, identifier, type SafeHtml } from './html.js'
 import { csrfField, notice, planBadge, type Notice } from './parts.js'
 
 export type NavKey = 'overview' | 'compose' | 'messages' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks' | 'audit' | 'suppressions' | 'usage' | 'campaigns'
@@ -47,9 +47,9 @@ export function layout (frame: Frame, content: SafeHtml): SafeHtml {
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="topbar">
   <a class="brand" href="/dashboard"><span class="brand-mark" aria-hidden="true">O</span>Outbound</a>
-  <span class="workspace"><span class="workspace-name">${frame.workspace.name}</span>${planBadge(frame.workspace.plan)}</span>
+  <span class="workspace"><span class="workspace-name">${identifier(frame.workspace.name)}</span>${planBadge(frame.workspace.plan)}</span>
   <div class="account">
-    <span class="email">${frame.email}</span>
+    <span class="email">${identifier(frame.email)}</span>
     <form method="post" action="/dashboard/logout">${csrfField(frame.csrfToken)}<button type="submit" class="secondary small">Sign out</button></form>
   </div>
 </header>

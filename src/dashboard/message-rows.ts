@@ -2,6 +2,7 @@ import type { MessageStatus } from '../../db/schema.js'
 import type { HistoryStep } from '../resources/history.js'
 import type { MessageRecord } from '../store/messages.js'
 import { UNKNOWN_OUTCOME_CODES } from '../store/status-events.js'
+import { identifier } from './html.js'
 import { formatTime, recipientLabel } from './parts.js'
 
 /** One message as the list shows it, server-rendered and in the live JSON alike: display strings only. */
@@ -107,5 +108,5 @@ const HELD_REASONS: Record<string, string> = {
 function sourceOf (apiKeyId: string | null, keyNames: ReadonlyMap<string, string>): string {
   if (apiKeyId === null) return 'Dashboard'
   const name = keyNames.get(apiKeyId)
-  return name === undefined ? 'API' : `API key “${name}”`
+  return name === undefined ? 'API' : `API key “${identifier(name)}”`
 }

@@ -1,5 +1,5 @@
 import { isUserId } from '../resources/recipient.js'
-import { flag, html, type Interpolation, type SafeHtml } from './html.js'
+import { flag, html, identifier, type Interpolation, type SafeHtml } from './html.js'
 
 export interface Notice { kind: 'success' | 'error' | 'warning' | 'info', title?: string, text: Interpolation }
 
@@ -37,12 +37,12 @@ export function templateName (name: string): SafeHtml {
 }
 
 export function phone (digits: string): string {
-  return `+${digits}`
+  return `+${identifier(digits)}`
 }
 
 /** A log record's recipient: +digits for a phone number, a business-scoped user id as it is. */
 export function recipientLabel (recipient: string): string {
-  return isUserId(recipient) ? recipient : phone(recipient)
+  return isUserId(recipient) ? identifier(recipient) : phone(recipient)
 }
 
 export function empty (text: Interpolation): SafeHtml {

@@ -8,6 +8,7 @@ import { composeMessage } from '../messages/compose.js'
 import { pendingMessage } from '../messages/payload.js'
 import { SendMessageBodySchema, type SendMessageBody } from '../messages/schemas.js'
 import { bodyValidationError } from '../messages/validation-errors.js'
+import { identifier } from './html.js'
 import type { PhoneNumber } from '../store/connections.js'
 import type { MessageRecord, PendingMessage } from '../store/messages.js'
 import type { Workspace } from '../store/workspaces.js'
@@ -63,7 +64,7 @@ function validated (request: FastifyRequest, body: Record<string, unknown>): Sen
 function senderOf (numbers: PhoneNumber[], wanted: string | undefined): PhoneNumber {
   if (wanted === undefined) return numbers[0]
   const number = numbers.find(candidate => candidate.phoneNumberId === wanted)
-  if (!number) throw invalidRequest(`phone_number_id ${wanted} is not an active number of this workspace`, 'phone_number_id')
+  if (!number) throw invalidRequest(`phone_number_id ${identifier(wanted)} is not an active number of this workspace`, 'phone_number_id')
   return number
 }
 

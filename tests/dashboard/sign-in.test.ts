@@ -33,12 +33,12 @@ describe('dashboard sign-in, sessions and sign-out', () => {
     expect(signIn.body).toContain('name="next" value="/dashboard/messages?status=read"')
   })
 
-  it('signs in with the email in any case, into an httpOnly SameSite=Lax cookie whose token is stored only hashed', async () => {
+  it('signs in with the email in any case, into an httpOnly SameSite=Strict cookie whose token is stored only hashed', async () => {
     const response = await attemptSignIn(gateway.app, { email: ' OPS@example.TEST ', password: login.password }, from('10.0.0.1'))
     expect(response.statusCode).toBe(303)
     expect(response.headers.location).toBe('/dashboard')
     const cookie = response.cookies.find(candidate => candidate.name === 'outbound_session')!
-    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/dashboard' })
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/dashboard' })
     expect(cookie.secure).toBeUndefined()
     expect(cookie.value).toMatch(/^[A-Za-z0-9_-]{43}$/)
 

@@ -27,6 +27,7 @@ export const HOSTILE_VALUES: readonly string[] = [
   'msg_', 'msg_%00', 'wamid.%00', "'%20OR%201=1--", '%27%3B%20drop%20table%20messages%3B--', '%22%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E',
   'javascript:alert(1)', '//evil.example', '/%2F%2Fevil.example', '/dashboard/%E2%82%AC', '/dashboard/€', '/dashboard/%00', '/dashboard/%ZZ',
   '/dashboard/..%2F..%2F', '%2Fdashboard%2F%E2%82%AC', 'https://evil.example/', '/dashboard\\evil', '/\t/evil.example',
+  '%E2%80%AE', 'abc%E2%80%AEdef', '%E2%81%A6x', '%E2%80%8F%D7%90', '%D8%9C',
   'read', 'sent', 'failed', 'SENT', '15551234567', '+15551234567', '%2B15551234567', 'x'.repeat(3000), '%41'.repeat(2000)
 ]
 

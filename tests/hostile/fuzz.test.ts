@@ -10,6 +10,12 @@ const SEED = Number(process.env.HOSTILE_SEED ?? Date.now() % 1_000_000)
 const METRICS_TOKEN = 'metrics-token-for-the-hostile-fuzz'
 const CONCURRENCY = 4
 
+const BIDI_CONTROL = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/
+/** A page that reflects a bidi control from the query anywhere but in a <bdi> or an input's value (what the form sends back). */
+function unisolatedBidi (body: string): boolean {
+  return BIDI_CONTROL.test(body) && BIDI_CONTROL.test(body.replace(/<bdi>[^<]*<\/bdi>/g, '').replace(/<input [^>]*>/g, ''))
+}
+
 interface Probe { route: string, target: string, headers: [string, string][] }
 
 describe('hostile query strings and headers on every GET route and dashboard page', () => {
@@ -38,7 +44,7 @@ describe('hostile query strings and headers on every GET route and dashboard pag
       const { authorization, cookie } = credentials(route)
       const base: [string, string][] = [...(authorization ? [['authorization', authorization] as [string, string]] : []), ...(cookie ? [['cookie', cookie] as [string, string]] : [])]
       for (const name of [...route.queryNames, 'next']) {
-        for (const value of ['%00', '%ED%A0%80', '%C0%AF', '0000-01-01', '1e309', '/dashboard/€', '/dashboard/%E2%82%AC']) {
+        for (const value of ['%00', '%ED%A0%80', '%C0%AF', '0000-01-01', '1e309', '/dashboard/€', '/dashboard/%E2%82%AC', 'abc%E2%80%AEdef']) {
           probes.push({ route: route.url, target: `${pathOf(route, random, false)}?${name}=${value}`, headers: base })
         }
         probes.push({ route: route.url, target: `${pathOf(route, random, false)}?${name}=1&${name}=2`, headers: base })
@@ -62,6 +68,7 @@ describe('hostile query strings and headers on every GET route and dashboard pag
         try {
           const response = await rawRequest(url, { target: probe.target, headers: probe.headers })
           if (response.status >= 500 || !(response.status >= 200)) failures.push(`${response.status} ${probe.target.slice(0, 160)} ${JSON.stringify(probe.headers.map(([name]) => name))} ${response.body.slice(0, 200)}`)
+          else if (unisolatedBidi(response.body)) failures.push(`a bidi control outside <bdi>: ${probe.target.slice(0, 160)}`)
         } catch (error) {
           failures.push(`no answer: ${probe.target.slice(0, 160)} ${(error as Error).message.slice(0, 200)}`)
         }

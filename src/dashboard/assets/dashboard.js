@@ -5,6 +5,19 @@
   'use strict'
 
   var POLL_MS = 2000
+  // as html.ts: a value with a bidi control or right-to-left script is isolated, so it cannot reorder the page
+  var BIDI_SENSITIVE = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFE]|[\uD802\uD803\uD83A\uD83B]/
+
+  /** The element's text becomes value, in a <bdi> when it needs one; never as markup. */
+  function setText (element, value) {
+    if (!BIDI_SENSITIVE.test(value)) {
+      element.textContent = value
+      return
+    }
+    var isolate = document.createElement('bdi')
+    isolate.textContent = value
+    element.replaceChildren(isolate)
+  }
 
   /** Fills a row or block from display strings, by data-field; never as markup. */
   function fill (root, values) {
@@ -16,7 +29,7 @@
         element.setAttribute('href', value)
         return
       }
-      element.textContent = value
+      setText(element, value)
       if (name === 'status') element.setAttribute('data-status', value)
     })
   }
@@ -93,7 +106,9 @@
     function showTemplateBody () {
       var option = template && template.selectedOptions[0]
       var body = option && option.getAttribute('data-body')
-      if (preview) preview.textContent = body ? 'Body: ' + body : ''
+      if (!preview) return
+      preview.textContent = body ? 'Body: ' : ''
+      if (body) preview.appendChild(document.createElement('bdi')).textContent = body
     }
     form.addEventListener('change', function () {
       showChosenType()
@@ -178,7 +193,8 @@
           var code = document.createElement('code')
           code.textContent = failure.code
           item.appendChild(code)
-          item.appendChild(document.createTextNode(' ' + failure.text))
+          item.appendChild(document.createTextNode(' '))
+          item.appendChild(document.createElement('bdi')).textContent = failure.text
           list.appendChild(item)
         })
         failures.hidden = data.failures.length === 0

@@ -1,5 +1,5 @@
 import type { AuditRow } from '../../store/audit-log.js'
-import { html, type SafeHtml } from '../html.js'
+import { html, identifier, type SafeHtml } from '../html.js'
 import { empty, time } from '../parts.js'
 
 export interface AuditView {
@@ -37,7 +37,7 @@ export function auditContent (view: AuditView): SafeHtml {
 
 function actorLabel ({ actorKind, actorId }: AuditRow, view: AuditView): SafeHtml {
   if (actorKind === 'key') return html`API key ${named(actorId, view.keyNames)}`
-  if (actorKind === 'dashboard') return html`Dashboard: ${actorId ? view.userEmails.get(actorId) ?? actorId : 'unknown user'}`
+  if (actorKind === 'dashboard') return html`Dashboard: ${actorId ? identifier(view.userEmails.get(actorId) ?? actorId) : 'unknown user'}`
   return html`Command line${actorId && html` (${actorId})`}`
 }
 
@@ -47,5 +47,5 @@ function targetLabel ({ targetKind, targetId }: AuditRow, view: AuditView): Safe
 
 function named (id: string | null, names: Map<string, string>): SafeHtml {
   const name = id ? names.get(id) : undefined
-  return name ? html`“${name}” <code>${id}</code>` : html`<code>${id ?? 'unknown'}</code>`
+  return name ? html`“${identifier(name)}” <code>${id}</code>` : html`<code>${id ?? 'unknown'}</code>`
 }

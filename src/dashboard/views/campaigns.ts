@@ -3,7 +3,7 @@ import type { Rejection } from '../../campaigns/recipients.js'
 import type { CampaignCounts } from '../../resources/campaign.js'
 import type { PhoneNumber } from '../../store/connections.js'
 import type { Template } from '../../store/templates.js'
-import { flag, html, type SafeHtml } from '../html.js'
+import { flag, html, identifier, type SafeHtml } from '../html.js'
 import { badge, csrfField, empty, field, phone, time } from '../parts.js'
 
 export interface CampaignRow { campaign: CampaignRecord, counts: CampaignCounts, failures: Array<{ code: string, text: string | null, count: number }> }
@@ -38,7 +38,7 @@ function campaignCard ({ campaign, counts, failures }: CampaignRow, csrfToken: s
   const live = LIVE.has(campaign.status)
   const action = (name: 'pause' | 'resume' | 'cancel', label: string, kind: string, hidden: boolean) => html`<form method="post" action="/dashboard/campaigns/${campaign.id}/${name}" data-when="${name}"${flag('hidden', hidden)}>${csrfField(csrfToken)}<button type="submit" class="${kind} small">${label}</button></form>`
   return html`<article class="card campaign" data-campaign-id="${campaign.id}"${live ? html` data-live-campaign="/dashboard/campaigns/${campaign.id}/status"` : ''}>
-  <h3>${linked ? html`<a href="/dashboard/campaigns/${campaign.id}">${campaign.name}</a>` : campaign.name} <span data-field="status-badge">${badge(campaign.status, campaign.status.replaceAll('_', ' '))}</span></h3>
+  <h3>${linked ? html`<a href="/dashboard/campaigns/${campaign.id}">${identifier(campaign.name)}</a>` : identifier(campaign.name)} <span data-field="status-badge">${badge(campaign.status, campaign.status.replaceAll('_', ' '))}</span></h3>
   <p class="muted">Template <code class="template-name">${campaign.template}</code> (${campaign.language}) from ${campaign.phoneNumberId} · starts ${time(campaign.sendAt)}${campaign.completedAt ? html` · completed ${time(campaign.completedAt)}` : ''}</p>
   <p class="campaign-progress"><progress max="100" value="${String(percent)}" aria-label="Progress of ${campaign.name}">${String(percent)}%</progress> <span><span data-field="progress">${String(percent)}%</span> of <span data-field="total">${String(counts.total)}</span></span></p>
   <dl class="counts">${BUCKETS.map(bucket => html`<div><dt>${bucket}</dt><dd data-count="${bucket}">${String(counts[bucket])}</dd></div>`)}</dl>
@@ -117,7 +117,7 @@ export function previewContent (view: PreviewView): SafeHtml {
   return html`
 <p class="page-intro">Nothing is sent yet. Check the first messages and the rejected rows, then confirm. This upload waits until ${time(view.expiresAt)}.</p>
 <section class="card" aria-labelledby="preview-heading" data-preview="${view.uploadId}">
-  <h2 id="preview-heading">${view.name}</h2>
+  <h2 id="preview-heading">${identifier(view.name)}</h2>
   <p>Template <code class="template-name">${view.template}</code> (${view.language}) from ${view.phoneNumberId}, starting ${time(view.sendAt)}.</p>
   <dl class="counts">
     <div><dt>to send</dt><dd data-field="accepted">${String(view.accepted)}</dd></div>
@@ -127,7 +127,7 @@ export function previewContent (view: PreviewView): SafeHtml {
   <h3>The first ${String(view.first.length)} messages as they will be sent</h3>
   ${view.first.length === 0 ? empty('No row can be sent.') : html`<div class="table-wrap"><table data-preview-rows>
     <thead><tr><th>To</th><th>Message</th><th>Reference</th></tr></thead>
-    <tbody>${view.first.map(row => html`<tr><td class="nowrap">${phone(row.to)}</td><td class="wrap">${row.text}</td><td>${row.clientReference ?? ''}</td></tr>`)}</tbody>
+    <tbody>${view.first.map(row => html`<tr><td class="nowrap">${phone(row.to)}</td><td class="wrap">${identifier(row.text)}</td><td>${identifier(row.clientReference ?? '')}</td></tr>`)}</tbody>
   </table></div>`}
   <h3>Rejected rows${view.rejected > view.rejections.length ? ` (the first ${view.rejections.length} of ${view.rejected})` : ''}</h3>
   ${view.rejections.length === 0 ? empty('No row was rejected.') : html`<div class="table-wrap"><table data-rejected-rows>

@@ -40,7 +40,7 @@ ${view.result && notice(view.result)}
   </fieldset>
   <div class="field" data-types="text">
     <label for="field-body">Message <span class="hint">(text)</span></label>
-    <textarea id="field-body" name="body" maxlength="4096" rows="4"${error('body') ? html` aria-invalid="true"` : ''}>${form.body ?? ''}</textarea>
+    <textarea id="field-body" name="body" dir="auto" maxlength="4096" rows="4"${error('body') ? html` aria-invalid="true"` : ''}>${form.body ?? ''}</textarea>
     <label class="choice"><input type="checkbox" name="preview_url"${flag('checked', form.preview_url === 'on')}> Show a preview of the first link</label>
   </div>
   <div class="field" data-types="template">
@@ -51,7 +51,7 @@ ${view.result && notice(view.result)}
     </select>
     <p class="hint" data-template-preview></p>
     <label for="field-variables">Variables <span class="hint">(one per line: {{1}}, {{2}}, …)</span></label>
-    <textarea id="field-variables" name="variables" rows="3"${error('components') ? html` aria-invalid="true"` : ''}>${form.variables ?? ''}</textarea>
+    <textarea id="field-variables" name="variables" dir="auto" rows="3"${error('components') ? html` aria-invalid="true"` : ''}>${form.variables ?? ''}</textarea>
   </div>
   <div data-types="image document audio video sticker">
     ${field({ name: 'link', label: 'Media link', type: 'url', value: form.link, maxlength: 2048, placeholder: 'https://example.com/picture.jpg', hint: 'A public http(s) URL of the file (media types).', error: error('link') ?? error('media_id') })}

@@ -1,7 +1,7 @@
 import { inboundFileOf, inboundMediaView } from '../../media/inbound.js'
 import type { InboundMessage } from '../../store/inbound.js'
 import type { MediaRow } from '../../store/media.js'
-import { html, type SafeHtml } from '../html.js'
+import { html, identifier, type SafeHtml } from '../html.js'
 import { empty, phone, time } from '../parts.js'
 import { inboundMedia } from './inbound-media.js'
 
@@ -17,7 +17,7 @@ export function inboundContent (view: InboundView): SafeHtml {
     <tbody>${view.messages.map(message => html`<tr>
       <td class="nowrap">${time(message.receivedAt)}</td>
       <td class="nowrap">${sender(message)}</td>
-      <td class="nowrap">${view.numbers.get(message.phoneNumberId) ?? message.phoneNumberId}</td>
+      <td class="nowrap">${identifier(view.numbers.get(message.phoneNumberId) ?? message.phoneNumberId)}</td>
       <td>${message.type}</td>
       <td class="content">${contentOf(message, view.media.get(message.id))}</td>
       <td class="wamid"><code>${message.wamid}</code></td>
@@ -28,8 +28,8 @@ export function inboundContent (view: InboundView): SafeHtml {
 
 /** Digits as a phone number; a `from` that is not digits (US.1234) as given; else the business-scoped user id. */
 function sender (message: InboundMessage): string {
-  if (message.from === null) return message.fromUserId ?? ''
-  return /^\d+$/.test(message.from) ? phone(message.from) : message.from
+  if (message.from === null) return identifier(message.fromUserId ?? '')
+  return /^\d+$/.test(message.from) ? phone(message.from) : identifier(message.from)
 }
 
 /** The readable part of an inbound message: its text, a button's or list reply's title; a file (with its caption). */

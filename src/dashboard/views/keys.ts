@@ -2,7 +2,7 @@ import type { Plan } from '../../../db/schema.js'
 import { SCOPES } from '../../access/scopes.js'
 import type { ApiKey } from '../../store/api-keys.js'
 import type { PhoneNumber } from '../../store/connections.js'
-import { flag, html, type SafeHtml } from '../html.js'
+import { flag, html, identifier, type SafeHtml } from '../html.js'
 import { badge, csrfField, empty, field, secretOnce, time } from '../parts.js'
 import { planNote } from './overview.js'
 
@@ -36,7 +36,7 @@ ${view.created && createdPanel(view.created)}
     <fieldset${errorAttributes(form?.error.field === 'numbers', 'numbers-error')}><legend>May send from</legend>
       ${view.numbers.length === 0
         ? html`<p class="hint">Any number of the workspace. Connect a number to limit a key to some of them.</p>`
-        : html`<div class="choices">${view.numbers.map(number => html`<label class="choice"><input type="checkbox" name="phone_number_ids" value="${number.phoneNumberId}"${flag('checked', form?.phoneNumberIds.includes(number.phoneNumberId))}> ${number.displayPhoneNumber} <code>${number.phoneNumberId}</code></label>`)}</div>
+        : html`<div class="choices">${view.numbers.map(number => html`<label class="choice"><input type="checkbox" name="phone_number_ids" value="${number.phoneNumberId}"${flag('checked', form?.phoneNumberIds.includes(number.phoneNumberId))}> ${identifier(number.displayPhoneNumber)} <code>${number.phoneNumberId}</code></label>`)}</div>
         <p class="hint">None checked: any number of the workspace.</p>`}
       ${form?.error.field === 'numbers' && html`<span class="field-error" id="numbers-error">${form.error.text}</span>`}
     </fieldset>
@@ -55,7 +55,7 @@ function errorAttributes (on: boolean, id = 'scopes-error'): SafeHtml {
 
 function createdPanel ({ key, secret }: { key: ApiKey, secret: string }): SafeHtml {
   return secretOnce({
-    heading: `Key “${key.name}” created`,
+    heading: `Key “${identifier(key.name)}” created`,
     warning: { kind: 'warning', title: 'Copy the secret now', text: 'It is shown this once. Outbound keeps only a hash of it, so it cannot be shown again; if it is lost, create a new key and revoke this one.' },
     label: 'Secret',
     secret
@@ -66,7 +66,7 @@ function keyTable (keys: ApiKey[], csrfToken: string): SafeHtml {
   return html`<div class="table-wrap"><table>
   <thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Sends from</th><th>Created</th><th>Last used</th><th>Status</th><th><span class="sr-only">Actions</span></th></tr></thead>
   <tbody>${keys.map(key => html`<tr data-key-id="${key.id}">
-    <td>${key.name}</td>
+    <td>${identifier(key.name)}</td>
     <td><code>${key.prefix}…</code></td>
     <td data-field="scopes">${key.scopes.length === SCOPES.length ? html`all` : key.scopes.map(scope => html`<code>${scope}</code> `)}</td>
     <td data-field="numbers">${key.phoneNumberIds === null ? html`any number` : key.phoneNumberIds.map(id => html`<code>${id}</code> `)}</td>
@@ -83,7 +83,7 @@ function revokeControl (key: ApiKey, csrfToken: string): SafeHtml {
   <summary class="button secondary small">Revoke…</summary>
   <form class="confirm-box" method="post" action="/dashboard/keys/${encodeURIComponent(key.id)}/revoke">
     ${csrfField(csrfToken)}
-    <p>Revoke “${key.name}”? Requests with this key get 401 from the next one on. This cannot be undone.</p>
+    <p>Revoke “${identifier(key.name)}”? Requests with this key get 401 from the next one on. This cannot be undone.</p>
     <button type="submit" class="danger small">Revoke key</button>
   </form>
 </details>`

@@ -1,5 +1,5 @@
 import type { MessageRecord } from '../../store/messages.js'
-import { html, type SafeHtml } from '../html.js'
+import { html, identifier, type SafeHtml } from '../html.js'
 import { pricingText, type EventRow, type MessageRow } from '../message-rows.js'
 import { notice, templateName, time } from '../parts.js'
 
@@ -40,7 +40,7 @@ ${stateNotice(record, from)}
 <section class="card" aria-labelledby="content-heading">
   <h2 id="content-heading">Content</h2>
   ${contentSummary(record)}
-  <details><summary>Upstream payload</summary><pre>${JSON.stringify(record.payload, null, 2)}</pre></details>
+  <details><summary>Upstream payload</summary><pre>${identifier(JSON.stringify(record.payload, null, 2))}</pre></details>
 </section>
 </div>`
 }

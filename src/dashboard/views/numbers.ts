@@ -1,5 +1,5 @@
 import type { PhoneNumber } from '../../store/connections.js'
-import { html, type SafeHtml } from '../html.js'
+import { html, identifier, type SafeHtml } from '../html.js'
 import { badge } from '../parts.js'
 
 const THROUGHPUT: Record<string, string> = { STANDARD: 'Standard · 80 msg/s', HIGH: 'High · 1,000 msg/s' }
@@ -9,7 +9,7 @@ export function numbersTable (numbers: PhoneNumber[]): SafeHtml {
   return html`<div class="table-wrap"><table>
   <thead><tr><th>Number</th><th>Phone number ID</th><th>Quality</th><th>Throughput</th><th>Messaging tier</th></tr></thead>
   <tbody>${numbers.map(number => html`<tr>
-    <td><strong class="nowrap">${number.displayPhoneNumber}</strong>${number.verifiedName && html`<br><span class="muted">${number.verifiedName}</span>`}${number.position === 0 && html`<br><span class="hint">default sender</span>`}</td>
+    <td><strong class="nowrap">${identifier(number.displayPhoneNumber)}</strong>${number.verifiedName && html`<br><span class="muted">${identifier(number.verifiedName)}</span>`}${number.position === 0 && html`<br><span class="hint">default sender</span>`}</td>
     <td><code>${number.phoneNumberId}</code></td>
     <td>${number.qualityRating ? badge(number.qualityRating) : html`<span class="muted">unknown</span>`}</td>
     <td>${number.throughputLevel ? THROUGHPUT[number.throughputLevel] ?? number.throughputLevel : html`<span class="muted">unknown</span>`}</td>

@@ -1,7 +1,7 @@
 import { throughputOf } from '../../pacer/throughput.js'
 import type { PhoneNumber } from '../../store/connections.js'
 import type { QueueDepth } from '../../store/queued-sends.js'
-import { html, type SafeHtml } from '../html.js'
+import { html, identifier, type SafeHtml } from '../html.js'
 import { csrfField } from '../parts.js'
 
 export interface NumberQueue extends QueueDepth {
@@ -27,7 +27,7 @@ export function queueCard (queues: NumberQueue[], csrfToken: string): SafeHtml {
   <div class="table-wrap"><table>
   <thead><tr><th>Number</th><th>Queued</th><th>Oldest</th><th>Rate</th><th>Drained in about</th></tr></thead>
   <tbody>${queues.map(queue => html`<tr>
-    <td><strong class="nowrap">${queue.display}</strong></td>
+    <td><strong class="nowrap">${identifier(queue.display)}</strong></td>
     <td>${queue.depth}</td>
     <td>${duration(now - queue.oldest.getTime())} ago</td>
     <td>${queue.mps} msg/s</td>

@@ -49,7 +49,7 @@ const event = new Webhook(process.env.OUTBOUND_WEBHOOK_SECRET).verify(rawBody, h
 function createdPanel ({ endpoint, secret }: { endpoint: WebhookEndpoint, secret: string }): SafeHtml {
   return secretOnce({
     heading: 'Endpoint added',
-    warning: { kind: 'warning', title: 'Copy the signing secret now', text: `It is shown this once. Deliveries to ${endpoint.url} are signed with it; if it is lost, remove the endpoint and add it again.` },
+    warning: { kind: 'warning', title: 'Copy the signing secret now', text: html`It is shown this once. Deliveries to <code>${endpoint.url}</code> are signed with it; if it is lost, remove the endpoint and add it again.` },
     label: 'Signing secret',
     secret
   })

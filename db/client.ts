@@ -57,7 +57,7 @@ function openPostgres (url: string): DatabaseHandle {
   // statuses) crosses jit_above_cost and spends 1–2 s compiling what runs in milliseconds.
   // No sequential scan where an index can serve: prepared statements keep the plan made for them,
   // often while a table was nearly empty, when a whole-table read looked cheapest; the same plan
-  // read the whole table again for every batch once it held thousands of rows (docs/decisions.md).
+  // read the whole table again for every batch once it held thousands of rows (docs/decisions/002-database.md).
   const connect = (max: number) => postgres(url, {
     max,
     onnotice: () => {},

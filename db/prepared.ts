@@ -11,7 +11,7 @@ const MAX_PREPARED_PARAMETERS = 16
  * `prepare: false` (only a query given a name is prepared), and postgres.js then makes two round
  * trips for each one with parameters: Parse + Describe to learn their types, then Bind + Execute, the
  * statement parsed again every time. A prepared statement is described once per connection and then
- * costs one round trip and no parse (docs/decisions.md, "Prepared statements").
+ * costs one round trip and no parse (docs/decisions/002-database.md, "Prepared statements").
  */
 export function withPreparedStatements (client: Sql): Sql {
   return new Proxy(client, {

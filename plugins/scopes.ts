@@ -19,7 +19,7 @@ export default fp(async function scopes (app) {
   app.addHook('onRoute', function gateScopes (route: RouteOptions) {
     const required = route.config?.scopes
     if (route.config?.auth === 'apiKey' && required === undefined) {
-      throw new Error(`${String(route.method)} ${route.url} takes API keys but names no config.scopes (see src/access/scopes.ts and docs/decisions.md)`)
+      throw new Error(`${String(route.method)} ${route.url} takes API keys but names no config.scopes (see src/access/scopes.ts and docs/decisions/019-scoped-keys.md)`)
     }
     if (!required || required.length === 0) return
     route.preParsing = [route.preParsing ?? []].flat().concat(async function requireScopes (request: FastifyRequest) {

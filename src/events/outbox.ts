@@ -1,4 +1,4 @@
-// The outbox's writer is at store level (src/store/outbox.ts: docs/decisions.md, "The house"); this
+// The outbox's writer is at store level (src/store/outbox.ts: docs/decisions/017-the-house.md); this
 // room delivers what it wrote, with these limits.
 export { DELIVERY_QUEUE, emitEvents, onOutboxCommitted, outboxCommitted, subscribers, type OutgoingEvent, type Subscriber } from '../store/outbox.js'
 

@@ -15,7 +15,7 @@ export interface Spool {
 
 /**
  * Where media bytes live, content-addressed by their lowercase hex SHA-256: the filesystem today
- * (MEDIA_DIR). An S3-compatible store implements the same four calls (docs/decisions.md).
+ * (MEDIA_DIR). An S3-compatible store implements the same four calls (docs/decisions/018-media.md).
  */
 export interface MediaStorage {
   spool(): Promise<Spool>

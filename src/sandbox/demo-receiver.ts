@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import { Webhook } from 'standardwebhooks'
 
 /**
- * The sandbox's own customer endpoint: it verifies each delivery exactly as the README shows (the
+ * The sandbox's own customer endpoint: it verifies each delivery exactly as docs/api.md shows (the
  * standardwebhooks package and the endpoint's secret) and prints the event's type and webhook-id —
  * ids only, never content.
  */

@@ -21,7 +21,7 @@ describe('foul weather: Redis unavailable', () => {
       expect(refused.json()).toMatchObject({ ok: false, code: 'limits_unavailable' })
       expect((await gateway.app.inject('/readyz')).statusCode).toBe(503)
       expect(gateway.emulator.sentMessages).toHaveLength(before)
-      // every rate-limited route, reads too: the per-key limit cannot be counted (docs/decisions.md)
+      // every rate-limited route, reads too: the per-key limit cannot be counted (docs/decisions/029-audience-rules.md)
       for (const url of ['/api/messages.php?limit=1', '/api/suppressions.php', '/api/usage.php']) {
         const read = await gateway.app.inject({ method: 'GET', url, headers: { authorization: ctx.workspace.authorization } })
         expect(read.statusCode, url).toBe(503)

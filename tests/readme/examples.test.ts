@@ -8,9 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { waitFor } from '../helpers/wait.js'
 import { printed, startSandbox, stopSandbox, type StartedSandbox } from '../helpers/sandbox.js'
 
-const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
+/** The documents whose examples run, in reading order: the README's sandbox first, then the API guide's. */
+const DOCUMENTS = ['README.md', 'docs/api.md']
+const read = (path: string): string => readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8')
 
-/** Every `curl` command of the README's sh blocks (and `NAME=$(curl …)` that later ones use), continuation lines joined, comments dropped. */
+/** Every `curl` command of a document's sh blocks (and `NAME=$(curl …)` that later ones use), continuation lines joined, comments dropped. */
 function curlExamples (markdown: string): string[] {
   const blocks = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map(match => match[1])
   return blocks.flatMap(block => block.replace(/\\\n\s*/g, ' ').split('\n'))
@@ -46,7 +48,7 @@ async function bash (command: string, env: Record<string, string>): Promise<stri
   })
 }
 
-describe('README examples, verbatim against npm run sandbox', () => {
+describe('README and docs/api.md examples, verbatim against npm run sandbox', () => {
   let dataDir: string
   let sandbox: StartedSandbox
   let key: string
@@ -61,17 +63,19 @@ describe('README examples, verbatim against npm run sandbox', () => {
     await rm(dataDir, { recursive: true, force: true })
   })
 
-  const examples = curlExamples(README)
+  const examples = DOCUMENTS.flatMap(path => curlExamples(read(path)))
 
   it('finds the examples', () => {
-    expect(examples.length).toBeGreaterThanOrEqual(5)
+    // 23 when the API guide moved out of the README: the two of the sandbox, 21 of docs/api.md
+    expect(examples.length).toBeGreaterThanOrEqual(23)
+    for (const path of DOCUMENTS) expect(curlExamples(read(path)).length, path).toBeGreaterThanOrEqual(2)
     expect(examples.some(example => example.includes('--data-urlencode'))).toBe(true)
   })
 
-  // in the README's order, as a reader pastes them: a variable one example sets, a later one uses
+  // in the documents' order, as a reader pastes them: a variable one example sets, a later one uses
   const variables: Record<string, string> = {}
   it.each(examples.map(example => [example.slice(0, 90), example]))('%s…', async (_title, example) => {
-    // only the port differs from the README: 3000 may be taken on the machine running the tests
+    // only the port differs from the documents: 3000 may be taken on the machine running the tests
     const command = example.replaceAll('127.0.0.1:3000', `127.0.0.1:${sandbox.port}`)
     const assignment = /^([A-Z_]+)=\$\(/.exec(command)
     if (assignment) {

@@ -25,8 +25,11 @@ type Tx = Parameters<Parameters<Database['transaction']>[0]>[0]
 // Recipients are written this many to a statement: one JSON parameter each, a few MB at most.
 const INSERT_CHUNK = 5000
 
+/** How a recipient becomes its message (src/campaigns/payload.ts): the lane passes it to `materialise`, a cancel uses it for the rest. */
+export type BuildMessage = (campaign: CampaignRecord, recipient: Recipient) => CampaignMessage
+
 /** Campaigns (CONTRACT.md 15): their rows, their recipients, the message records made from them, and their counts. */
-export function campaignStore (db: Database) {
+export function campaignStore (db: Database, options: { build: BuildMessage }) {
   async function tally (executor: Executor, campaignId: string): Promise<MessageTally[]> {
     const result = await executor.execute(sql`select status, coalesce(error_code = 'cancelled', false) as cancelled, count(*)::int as n
       from messages where campaign_id = ${campaignId} group by 1, 2`)
@@ -116,7 +119,9 @@ export function campaignStore (db: Database) {
 
     /**
      * pause (running or waiting → paused; scheduled → paused), resume (paused → running or
-     * scheduled), cancel (anything not ended → cancelled, its queued messages failed `cancelled`).
+     * scheduled), cancel (anything not ended → cancelled, its queued messages failed `cancelled`,
+     * and its recipients not yet made into messages made into `cancelled` ones, so that every
+     * recipient has its message: ?campaign_id= lists them all).
      * undefined: no such campaign; 'conflict': not possible from its status (it is returned as it is).
      */
     async act (workspaceId: string, id: string, action: 'pause' | 'resume' | 'cancel', also?: AlsoInTransaction<CampaignRecord>): Promise<{ campaign: CampaignRecord, changed: boolean } | undefined> {
@@ -127,8 +132,9 @@ export function campaignStore (db: Database) {
         if (next === undefined) return { campaign: current, changed: false }
         const [row] = await tx.update(campaigns).set({ status: next, updatedAt: new Date() }).where(eq(campaigns.id, id)).returning()
         if (next === 'cancelled') {
-          await tx.execute(sql`update messages set status = 'failed', error_code = 'cancelled', error_text = 'Not sent: its campaign was cancelled', failed_at = now(), updated_at = now()
+          await tx.execute(sql`update messages set status = 'failed', error_code = ${CANCELLED.code}, error_text = ${CANCELLED.text}, failed_at = now(), updated_at = now()
             where campaign_id = ${id} and status = 'queued'`)
+          await cancelUnmade(tx, current, options.build)
         }
         if (action === 'resume') await requeueOrphans(tx, row)
         await also?.(tx, row)
@@ -223,6 +229,27 @@ function transition (campaign: CampaignRecord, action: 'pause' | 'resume' | 'can
   if (action === 'pause') return campaign.status === 'paused' ? undefined : 'paused'
   if (campaign.status !== 'paused') return undefined
   return campaign.sendAt.getTime() > Date.now() ? 'scheduled' : 'running'
+}
+
+/** How a cancelled campaign's unsent messages end. */
+const CANCELLED = { code: 'cancelled', text: 'Not sent: its campaign was cancelled' }
+
+/** The recipients not yet made into messages become messages failed `cancelled`, without jobs, a chunk at a time. */
+async function cancelUnmade (tx: Tx, campaign: CampaignRecord, build: BuildMessage): Promise<void> {
+  for (let from = campaign.materialised; from < campaign.accepted; from += INSERT_CHUNK) {
+    const recipients = await tx.select().from(campaignRecipients)
+      .where(and(eq(campaignRecipients.campaignId, campaign.id), sql`${campaignRecipients.n} >= ${from}`, sql`${campaignRecipients.n} < ${from + INSERT_CHUNK}`))
+      .orderBy(campaignRecipients.n)
+    if (recipients.length === 0) continue
+    const rows = recipients.map(row => {
+      const message = build(campaign, { to: row.recipient, variables: row.variables, clientReference: row.clientReference })
+      return { id: message.id, to: message.recipient, p: message.payload, r: message.clientReference }
+    })
+    await tx.execute(sql`insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, status, error_code, error_text, failed_at, client_reference, campaign_id)
+      select v.id, ${campaign.workspaceId}, ${campaign.apiKeyId}, ${campaign.phoneNumberId}, v.to, 'template', v.p::jsonb, 'failed', ${CANCELLED.code}, ${CANCELLED.text}, now(), v.r, ${campaign.id}
+      from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, "to" text, p json, r text)`)
+  }
+  await tx.update(campaigns).set({ materialised: campaign.accepted }).where(eq(campaigns.id, campaign.id))
 }
 
 async function requeueOrphans (tx: Executor, campaign: CampaignRecord): Promise<number> {

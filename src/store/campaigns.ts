@@ -96,6 +96,12 @@ export function campaignStore (db: Database, options: { build: BuildMessage }) {
       return row ? await withCounts(db, row) : undefined
     },
 
+    /** The number the workspace's campaign sends from; undefined when there is no such campaign. */
+    async numberOf (workspaceId: string, id: string): Promise<string | undefined> {
+      const [row] = await db.select({ phoneNumberId: campaigns.phoneNumberId }).from(campaigns).where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId)))
+      return row?.phoneNumberId
+    },
+
     /** Newest first, by the keyset (created_at, id); undefined when `after` names no campaign of the workspace. */
     async page (workspaceId: string, options: { limit: number, after?: string }): Promise<{ rows: Array<{ campaign: CampaignRecord, counts: CampaignCounts }>, more: boolean } | undefined> {
       const conditions = [eq(campaigns.workspaceId, workspaceId)]

@@ -34,7 +34,8 @@ const campaignRoutes: FastifyPluginAsyncTypebox = async function (app) {
       operationId: 'createOrActOnCampaign',
       summary: 'Create a campaign (JSON or a CSV upload), or pause, resume or cancel one',
       description: 'Needs a key with the campaigns:write scope. Create: JSON {name, template, language?, phone_number_id?, send_at?, recipients:[{to, variables?, client_reference?}]} ' +
-        'or multipart/form-data with those fields and a CSV part `file` (header row: to, one column per body variable named 1, 2, … or by the template\'s named parameters, optional client_reference). ' +
+        'or multipart/form-data with those fields and a CSV part `file` (UTF-8; header row: to, one column per body variable named 1, 2, … or by the template\'s named parameters, optional client_reference; ' +
+        'a row with a cell that is not UTF-8 is rejected, a file that is not UTF-8 (UTF-16, or most rows invalid) is a 422 on file). ' +
         'Up to 100,000 recipients (rows) per request; invalid rows are reported in `rejected` (the first 100) and not sent; a repeated recipient is sent once. ' +
         'With ?id=…&action=pause|resume|cancel: acts on that campaign and answers it (a key limited to some numbers: only on a campaign of one of them, else 403 insufficient_scope naming its number).',
       security: [{ apiKey: [] }],

@@ -125,13 +125,13 @@ export function campaignStore (db: Database, options: { build: BuildMessage }) {
 
     /**
      * pause (running or waiting → paused; scheduled → paused), resume (paused → running or
-     * scheduled), cancel (anything not ended → cancelled, its queued messages failed `cancelled`,
-     * and its recipients not yet made into messages made into `cancelled` ones, so that every
+     * scheduled), cancel (anything not ended → cancelled, its queued messages failed `cancelled`;
+     * then its recipients not yet made into messages are made into `cancelled` ones, so that every
      * recipient has its message: ?campaign_id= lists them all).
      * undefined: no such campaign; 'conflict': not possible from its status (it is returned as it is).
      */
     async act (workspaceId: string, id: string, action: 'pause' | 'resume' | 'cancel', also?: AlsoInTransaction<CampaignRecord>): Promise<{ campaign: CampaignRecord, changed: boolean } | undefined> {
-      return await db.transaction(async tx => {
+      const acted = await db.transaction(async tx => {
         const [current] = await tx.select().from(campaigns).where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId))).for('update')
         if (!current) return undefined
         const next = transition(current, action)
@@ -140,12 +140,17 @@ export function campaignStore (db: Database, options: { build: BuildMessage }) {
         if (next === 'cancelled') {
           await tx.execute(sql`update messages set status = 'failed', error_code = ${CANCELLED.code}, error_text = ${CANCELLED.text}, failed_at = now(), updated_at = now()
             where campaign_id = ${id} and status = 'queued'`)
-          await cancelUnmade(tx, current, options.build)
         }
         if (action === 'resume') await requeueOrphans(tx, row)
         await also?.(tx, row)
         return { campaign: row, changed: true }
       })
+      // every recipient gets its message, a chunk per transaction; asked again, a cancel finishes what one cut short left
+      if (action === 'cancel' && acted?.campaign.status === 'cancelled') {
+        let made: number
+        do made = await cancelUnmade(db, id, options.build); while (made > 0)
+      }
+      return acted
     },
 
     /** The numbers with a campaign to work on: running, waiting for the limit, or scheduled and due. */
@@ -240,22 +245,32 @@ function transition (campaign: CampaignRecord, action: 'pause' | 'resume' | 'can
 /** How a cancelled campaign's unsent messages end. */
 const CANCELLED = { code: 'cancelled', text: 'Not sent: its campaign was cancelled' }
 
-/** The recipients not yet made into messages become messages failed `cancelled`, without jobs, a chunk at a time. */
-async function cancelUnmade (tx: Tx, campaign: CampaignRecord, build: BuildMessage): Promise<void> {
-  for (let from = campaign.materialised; from < campaign.accepted; from += INSERT_CHUNK) {
+/**
+ * The next chunk of a cancelled campaign's recipients not yet made into messages become messages
+ * failed `cancelled`, without jobs, in a transaction of their own under the campaign's row lock (a
+ * transaction each keeps a cancel of 100,000 from holding them all at once). How many were made.
+ */
+async function cancelUnmade (db: Database, campaignId: string, build: BuildMessage): Promise<number> {
+  return await db.transaction(async tx => {
+    const [campaign] = await tx.select().from(campaigns).where(eq(campaigns.id, campaignId)).for('update')
+    if (!campaign || campaign.status !== 'cancelled' || campaign.materialised >= campaign.accepted) return 0
     const recipients = await tx.select().from(campaignRecipients)
-      .where(and(eq(campaignRecipients.campaignId, campaign.id), sql`${campaignRecipients.n} >= ${from}`, sql`${campaignRecipients.n} < ${from + INSERT_CHUNK}`))
-      .orderBy(campaignRecipients.n)
-    if (recipients.length === 0) continue
+      .where(and(eq(campaignRecipients.campaignId, campaignId), sql`${campaignRecipients.n} >= ${campaign.materialised}`))
+      .orderBy(campaignRecipients.n).limit(INSERT_CHUNK)
     const rows = recipients.map(row => {
       const message = build(campaign, { to: row.recipient, variables: row.variables, clientReference: row.clientReference })
       return { id: message.id, to: message.recipient, p: message.payload, r: message.clientReference }
     })
-    await tx.execute(sql`insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, status, error_code, error_text, failed_at, client_reference, campaign_id)
-      select v.id, ${campaign.workspaceId}, ${campaign.apiKeyId}, ${campaign.phoneNumberId}, v.to, 'template', v.p::jsonb, 'failed', ${CANCELLED.code}, ${CANCELLED.text}, now(), v.r, ${campaign.id}
-      from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, "to" text, p json, r text)`)
-  }
-  await tx.update(campaigns).set({ materialised: campaign.accepted }).where(eq(campaigns.id, campaign.id))
+    if (rows.length > 0) {
+      await tx.execute(sql`insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, status, error_code, error_text, failed_at, client_reference, campaign_id)
+        select v.id, ${campaign.workspaceId}, ${campaign.apiKeyId}, ${campaign.phoneNumberId}, v.to, 'template', v.p::jsonb, 'failed', ${CANCELLED.code}, ${CANCELLED.text}, now(), v.r, ${campaign.id}
+        from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, "to" text, p json, r text)`)
+    }
+    // none left to read (fewer rows than accepted): nothing more to make
+    const materialised = rows.length === 0 ? campaign.accepted : campaign.materialised + rows.length
+    await tx.update(campaigns).set({ materialised }).where(eq(campaigns.id, campaignId))
+    return rows.length
+  })
 }
 
 async function requeueOrphans (tx: Executor, campaign: CampaignRecord): Promise<number> {

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
@@ -59,5 +60,18 @@ describe('campaigns: a cancelled campaign lists every message', () => {
     expect(messages.every(message => message.status === 'failed' && message.error?.code === 'cancelled')).toBe(true)
     const campaign = await readCampaign(ctx.gateway, ctx.workspace, created.campaign.id)
     expect(campaign.counts).toMatchObject({ total: 12, cancelled: 12 })
+  })
+
+  it('a cancel cut short before every recipient had its message (the process died) is finished by a cancel asked again', async () => {
+    const sendAt = new Date(Date.now() + 60 * 60_000).toISOString()
+    const created = (await createCampaign(ctx.gateway, ctx.workspace, { template: 'hello_world', send_at: sendAt, recipients: recipients(7, 7200) })).json() as { campaign: C }
+    // the cancel's first transaction committed, none of its chunks did
+    await ctx.gateway.app.database.db.execute(sql`update campaigns set status = 'cancelled' where id = ${created.campaign.id}`)
+    expect(await listed(created.campaign.id)).toHaveLength(0)
+    expect((await readCampaign(ctx.gateway, ctx.workspace, created.campaign.id)).counts).toMatchObject({ total: 7, cancelled: 7 })
+    const again = await act(ctx.gateway, ctx.workspace, created.campaign.id, 'cancel')
+    expect(again.statusCode, again.body).toBe(200)
+    expect(await listed(created.campaign.id)).toHaveLength(7)
+    expect((await readCampaign(ctx.gateway, ctx.workspace, created.campaign.id)).counts).toMatchObject({ total: 7, cancelled: 7 })
   })
 })

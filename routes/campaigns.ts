@@ -4,6 +4,7 @@ import { actors, audit } from '../src/access/audit.js'
 import { campaignFromRequest } from '../src/campaigns/create.js'
 import { badCampaignCursor, decodeCampaignCursor, encodeCampaignCursor } from '../src/campaigns/cursor.js'
 import { CampaignCreatedSchema, CampaignErrors, CampaignQuerySchema, CampaignReadSchema } from '../src/campaigns/schemas.js'
+import { requireCampaignNumber } from '../src/campaigns/scope.js'
 import { campaignEnded, invalidRequest, noActiveConnection, notFound } from '../src/errors.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
 import { campaignView } from '../src/resources/campaign.js'
@@ -33,9 +34,10 @@ const campaignRoutes: FastifyPluginAsyncTypebox = async function (app) {
       operationId: 'createOrActOnCampaign',
       summary: 'Create a campaign (JSON or a CSV upload), or pause, resume or cancel one',
       description: 'Needs a key with the campaigns:write scope. Create: JSON {name, template, language?, phone_number_id?, send_at?, recipients:[{to, variables?, client_reference?}]} ' +
-        'or multipart/form-data with those fields and a CSV part `file` (header row: to, one column per body variable named 1, 2, … or by the template\'s named parameters, optional client_reference). ' +
+        'or multipart/form-data with those fields and a CSV part `file` (UTF-8; header row: to, one column per body variable named 1, 2, … or by the template\'s named parameters, optional client_reference; ' +
+        'a row with a cell that is not UTF-8 is rejected, a file that is not UTF-8 (UTF-16, or most rows invalid) is a 422 on file). ' +
         'Up to 100,000 recipients (rows) per request; invalid rows are reported in `rejected` (the first 100) and not sent; a repeated recipient is sent once. ' +
-        'With ?id=…&action=pause|resume|cancel: acts on that campaign and answers it.',
+        'With ?id=…&action=pause|resume|cancel: acts on that campaign and answers it (a key limited to some numbers: only on a campaign of one of them, else 403 insufficient_scope naming its number).',
       security: [{ apiKey: [] }],
       querystring: CampaignQuerySchema,
       consumes: ['application/json', 'multipart/form-data'],
@@ -48,6 +50,7 @@ const campaignRoutes: FastifyPluginAsyncTypebox = async function (app) {
     if (id !== undefined || action !== undefined) {
       if (id === undefined) throw invalidRequest('id is required with action', 'id')
       if (action === undefined) throw invalidRequest('action is required with id: pause, resume or cancel', 'action')
+      await requireCampaignNumber(app.campaigns, apiKey, id)
       const acted = await app.campaigns.act(apiKey.workspaceId, id, action,
         audit.of(actors.key(request), ACTION_AUDIT[action], campaign => ({ workspaceId: campaign.workspaceId, target: { kind: 'campaign', id: campaign.id } })))
       if (!acted) throw notFound('No campaign with this id in your workspace')

@@ -2,6 +2,7 @@ import type { Database } from '../db/client.js'
 import { apiKeyStore } from './store/api-keys.js'
 import { auditLogStore } from './store/audit-log.js'
 import { campaignUploadStore } from './store/campaign-uploads.js'
+import { campaignMessage } from './campaigns/payload.js'
 import { campaignStore } from './store/campaigns.js'
 import { connectionStore } from './store/connections.js'
 import { idempotencyKeyStore } from './store/idempotency-keys.js'
@@ -61,7 +62,7 @@ export function createStores (db: Database) {
     holds: holdStore(db),
     templateResyncs: templateResyncStore(db),
     usage: usageStore(db),
-    campaigns: campaignStore(db),
+    campaigns: campaignStore(db, { build: campaignMessage }),
     campaignUploads: campaignUploadStore(db)
   }
 }

@@ -161,7 +161,7 @@ export async function readCampaignUpload (deps: CreateDeps, request: FastifyRequ
         pending = []
       }
       await readPart(part, deps.bodyLimitBytes, found => { columns = found; if (header) checkColumns(found, header.template) }, row => {
-        if (intake) intake.add(row)
+        if (intake) addRow(intake, row)
         else if (pending!.push(row) > MAX_RECIPIENTS) throw new TooManyRecipients()
       })
     }
@@ -182,7 +182,7 @@ export async function readCampaignUpload (deps: CreateDeps, request: FastifyRequ
     if (columns) checkColumns(columns, header.template)
     intake = new RecipientIntake(header.template, 'file')
     try {
-      for (const row of pending ?? []) intake.add(row)
+      for (const row of pending ?? []) addRow(intake, row)
     } catch (error) {
       if (error instanceof TooManyRecipients) throw tooMany()
       throw error
@@ -190,6 +190,11 @@ export async function readCampaignUpload (deps: CreateDeps, request: FastifyRequ
   }
   if (intake!.rows === 0) throw invalidRequest('file: the CSV has no recipient rows', 'file')
   return await draft(deps, sender, header, intake!)
+}
+
+function addRow (intake: RecipientIntake, row: CsvRow): void {
+  if (row.notUtf8 === undefined) intake.add(row)
+  else intake.addNotUtf8(row.notUtf8)
 }
 
 /** busboy's and @fastify/multipart's errors about the body itself (FST_… codes, or busboy's plain Errors). */

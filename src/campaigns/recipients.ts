@@ -39,14 +39,25 @@ export class RecipientIntake {
     this.#refuseNul(row)
     const problem = this.#problem(row)
     if (problem) {
-      this.rejected += 1
-      if (this.rejections.length < MAX_REPORTED) this.rejections.push({ row: this.rows, ...problem })
+      this.#reject(problem)
       return
     }
     const to = (row.to as string).replace(/^\+/, '')
     if (this.#seen.has(to)) return
     this.#seen.add(to)
     this.accepted.push({ to, variables: normalised(row.variables), clientReference: (row.client_reference as string | undefined) ?? null })
+  }
+
+  /** A CSV row whose cell in `column` is not UTF-8: rejected with its row, as an invalid row is. */
+  addNotUtf8 (column: string): void {
+    this.rows += 1
+    if (this.rows > MAX_RECIPIENTS) throw new TooManyRecipients()
+    this.#reject({ field: column, error: `column ${column} is not valid UTF-8 (the file must be UTF-8)` })
+  }
+
+  #reject (problem: Omit<Rejection, 'row'>): void {
+    this.rejected += 1
+    if (this.rejections.length < MAX_REPORTED) this.rejections.push({ row: this.rows, ...problem })
   }
 
   /** PostgreSQL's text and jsonb cannot hold a NUL: the whole request is a 422 naming where (not a 500 at the insert). */

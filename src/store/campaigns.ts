@@ -25,8 +25,11 @@ type Tx = Parameters<Parameters<Database['transaction']>[0]>[0]
 // Recipients are written this many to a statement: one JSON parameter each, a few MB at most.
 const INSERT_CHUNK = 5000
 
+/** How a recipient becomes its message (src/campaigns/payload.ts): the lane passes it to `materialise`, a cancel uses it for the rest. */
+export type BuildMessage = (campaign: CampaignRecord, recipient: Recipient) => CampaignMessage
+
 /** Campaigns (CONTRACT.md 15): their rows, their recipients, the message records made from them, and their counts. */
-export function campaignStore (db: Database) {
+export function campaignStore (db: Database, options: { build: BuildMessage }) {
   async function tally (executor: Executor, campaignId: string): Promise<MessageTally[]> {
     const result = await executor.execute(sql`select status, coalesce(error_code = 'cancelled', false) as cancelled, count(*)::int as n
       from messages where campaign_id = ${campaignId} group by 1, 2`)
@@ -93,6 +96,12 @@ export function campaignStore (db: Database) {
       return row ? await withCounts(db, row) : undefined
     },
 
+    /** The number the workspace's campaign sends from; undefined when there is no such campaign. */
+    async numberOf (workspaceId: string, id: string): Promise<string | undefined> {
+      const [row] = await db.select({ phoneNumberId: campaigns.phoneNumberId }).from(campaigns).where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId)))
+      return row?.phoneNumberId
+    },
+
     /** Newest first, by the keyset (created_at, id); undefined when `after` names no campaign of the workspace. */
     async page (workspaceId: string, options: { limit: number, after?: string }): Promise<{ rows: Array<{ campaign: CampaignRecord, counts: CampaignCounts }>, more: boolean } | undefined> {
       const conditions = [eq(campaigns.workspaceId, workspaceId)]
@@ -116,24 +125,32 @@ export function campaignStore (db: Database) {
 
     /**
      * pause (running or waiting → paused; scheduled → paused), resume (paused → running or
-     * scheduled), cancel (anything not ended → cancelled, its queued messages failed `cancelled`).
+     * scheduled), cancel (anything not ended → cancelled, its queued messages failed `cancelled`;
+     * then its recipients not yet made into messages are made into `cancelled` ones, so that every
+     * recipient has its message: ?campaign_id= lists them all).
      * undefined: no such campaign; 'conflict': not possible from its status (it is returned as it is).
      */
     async act (workspaceId: string, id: string, action: 'pause' | 'resume' | 'cancel', also?: AlsoInTransaction<CampaignRecord>): Promise<{ campaign: CampaignRecord, changed: boolean } | undefined> {
-      return await db.transaction(async tx => {
+      const acted = await db.transaction(async tx => {
         const [current] = await tx.select().from(campaigns).where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId))).for('update')
         if (!current) return undefined
         const next = transition(current, action)
         if (next === undefined) return { campaign: current, changed: false }
         const [row] = await tx.update(campaigns).set({ status: next, updatedAt: new Date() }).where(eq(campaigns.id, id)).returning()
         if (next === 'cancelled') {
-          await tx.execute(sql`update messages set status = 'failed', error_code = 'cancelled', error_text = 'Not sent: its campaign was cancelled', failed_at = now(), updated_at = now()
+          await tx.execute(sql`update messages set status = 'failed', error_code = ${CANCELLED.code}, error_text = ${CANCELLED.text}, failed_at = now(), updated_at = now()
             where campaign_id = ${id} and status = 'queued'`)
         }
         if (action === 'resume') await requeueOrphans(tx, row)
         await also?.(tx, row)
         return { campaign: row, changed: true }
       })
+      // every recipient gets its message, a chunk per transaction; asked again, a cancel finishes what one cut short left
+      if (action === 'cancel' && acted?.campaign.status === 'cancelled') {
+        let made: number
+        do made = await cancelUnmade(db, id, options.build); while (made > 0)
+      }
+      return acted
     },
 
     /** The numbers with a campaign to work on: running, waiting for the limit, or scheduled and due. */
@@ -223,6 +240,37 @@ function transition (campaign: CampaignRecord, action: 'pause' | 'resume' | 'can
   if (action === 'pause') return campaign.status === 'paused' ? undefined : 'paused'
   if (campaign.status !== 'paused') return undefined
   return campaign.sendAt.getTime() > Date.now() ? 'scheduled' : 'running'
+}
+
+/** How a cancelled campaign's unsent messages end. */
+const CANCELLED = { code: 'cancelled', text: 'Not sent: its campaign was cancelled' }
+
+/**
+ * The next chunk of a cancelled campaign's recipients not yet made into messages become messages
+ * failed `cancelled`, without jobs, in a transaction of their own under the campaign's row lock (a
+ * transaction each keeps a cancel of 100,000 from holding them all at once). How many were made.
+ */
+async function cancelUnmade (db: Database, campaignId: string, build: BuildMessage): Promise<number> {
+  return await db.transaction(async tx => {
+    const [campaign] = await tx.select().from(campaigns).where(eq(campaigns.id, campaignId)).for('update')
+    if (!campaign || campaign.status !== 'cancelled' || campaign.materialised >= campaign.accepted) return 0
+    const recipients = await tx.select().from(campaignRecipients)
+      .where(and(eq(campaignRecipients.campaignId, campaignId), sql`${campaignRecipients.n} >= ${campaign.materialised}`))
+      .orderBy(campaignRecipients.n).limit(INSERT_CHUNK)
+    const rows = recipients.map(row => {
+      const message = build(campaign, { to: row.recipient, variables: row.variables, clientReference: row.clientReference })
+      return { id: message.id, to: message.recipient, p: message.payload, r: message.clientReference }
+    })
+    if (rows.length > 0) {
+      await tx.execute(sql`insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, status, error_code, error_text, failed_at, client_reference, campaign_id)
+        select v.id, ${campaign.workspaceId}, ${campaign.apiKeyId}, ${campaign.phoneNumberId}, v.to, 'template', v.p::jsonb, 'failed', ${CANCELLED.code}, ${CANCELLED.text}, now(), v.r, ${campaign.id}
+        from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, "to" text, p json, r text)`)
+    }
+    // none left to read (fewer rows than accepted): nothing more to make
+    const materialised = rows.length === 0 ? campaign.accepted : campaign.materialised + rows.length
+    await tx.update(campaigns).set({ materialised }).where(eq(campaigns.id, campaignId))
+    return rows.length
+  })
 }
 
 async function requeueOrphans (tx: Executor, campaign: CampaignRecord): Promise<number> {

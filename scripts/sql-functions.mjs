@@ -71,6 +71,7 @@ export function generate (root = ROOT, name) {
   const { changed, unsourced } = differences(root)
   if (unsourced.length) throw new Error(`no source in db/functions/ for ${unsourced.join(', ')}: a function dropped is a migration written by hand (DROP FUNCTION)`)
   if (!changed.length) return undefined
+  if (name !== undefined && !/^\w+$/.test(name)) throw new Error(`--name ${name}: letters, digits and _ only (it is the migration's tag)`)
   const journalPath = join(root, 'db/migrations/meta/_journal.json')
   const journal = JSON.parse(readFileSync(journalPath, 'utf8'))
   const last = journal.entries.at(-1)

@@ -83,8 +83,8 @@ export function generate (root = ROOT, name) {
   ]
   const statements = changed.map(source => `-- source: ${source.file}\n${source.text.trim()}\n`)
   writeFileSync(join(root, 'db/migrations', `${tag}.sql`), `${header.join('\n')}\n${statements.join(`${BREAKPOINT}\n`)}`)
-  // after every earlier entry (drizzle's migrator applies those after the last one applied), a second an idx as the others
-  journal.entries.push({ idx, version: last.version, when: last.when + 1000 * (idx - last.idx), tag, breakpoints: true })
+  // after every earlier entry (drizzle's migrator runs those after the last one a database applied), a second apart as the others
+  journal.entries.push({ idx, version: last.version, when: last.when + 1000, tag, breakpoints: true })
   writeFileSync(journalPath, `${JSON.stringify(journal, null, 2)}\n`)
   return join(root, 'db/migrations', `${tag}.sql`)
 }

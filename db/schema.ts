@@ -1,6 +1,9 @@
 import { sql } from 'drizzle-orm'
 import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
+// The tables, which drizzle-kit generates migrations from. The plpgsql functions (the triggers'
+// among them) are kept as source in db/functions/, one file a function, and reach the database as
+// migrations written from it by `npm run db:functions` (CONTRIBUTING.md, "The database").
 const id = () => text('id').primaryKey()
 // postgres.js reads bytea as a Buffer, PGlite as a Uint8Array: callers get a Buffer either way.
 const bytea = customType<{ data: Buffer, driverData: Uint8Array }>({ dataType: () => 'bytea', fromDriver: value => Buffer.from(value) })
@@ -396,7 +399,7 @@ export const media = pgTable('media', {
 
 /**
  * Who changed what (CONTRACT.md 16): appended in the transaction of the change, never updated or
- * deleted (a trigger refuses both: db/migrations/0010_access.sql). Ids only: no secret, no content.
+ * deleted (a trigger refuses both: db/functions/audit_log_append_only.sql). Ids only: no secret, no content.
  */
 export const auditLog = pgTable('audit_log', {
   /** arrival order: the dashboard pages by it */
@@ -465,7 +468,8 @@ export const messagingLimitRecipients = pgTable('messaging_limit_recipients', {
 
 /**
  * Rows of messaging_limit_recipients per WABA (expired ones too, until they are pruned): the count a
- * send checks, and the row it locks, instead of counting the window (functions of migration 0015).
+ * send checks, and the row it locks, instead of counting the window (db/functions/messaging_limit_*.sql:
+ * claim, take, give_back, forget_old).
  */
 export const messagingLimitCounts = pgTable('messaging_limit_counts', {
   wabaId: text('waba_id').primaryKey(),
@@ -473,9 +477,9 @@ export const messagingLimitCounts = pgTable('messaging_limit_counts', {
 })
 
 /**
- * GET /api/usage.php's counts, kept by triggers on messages (migration 0017) in the statement that
- * changes a record: per workspace, UTC hour of created_at and recipient's first three digits, the
- * records the upstream accepted (usage_sent: they have a wamid)…
+ * GET /api/usage.php's counts, kept by triggers on messages (db/functions/usage_count_*.sql) in the
+ * statement that changes a record: per workspace, UTC hour of created_at and recipient's first three
+ * digits, the records the upstream accepted (usage_sent: they have a wamid)…
  */
 export const usageSent = pgTable('usage_sent', {
   workspaceId: text('workspace_id').notNull(),

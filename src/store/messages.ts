@@ -30,9 +30,9 @@ const INSERT_PENDING = statement(`insert into messages (id, workspace_id, api_ke
   returning id, created_at, updated_at`)
 // The same insert taking the messaging-limit slots of the records that claim one (CONTRACT.md 14),
 // in the statement's own transaction: a record is written only if its slot was taken, and a slot
-// is taken only with its record (one statement, one commit). messaging_limit_claim (migration
-// 0018) locks the WABA's count row: the claims go in (WABA, recipient) order, so two processes'
-// batches take their locks in the same order. A phone number who wrote in the last 24 h is free
+// is taken only with its record (one statement, one commit). messaging_limit_claim
+// (db/functions/messaging_limit_claim.sql) locks the WABA's count row: the claims go in (WABA,
+// recipient) order, so two processes' batches take their locks in the same order. A phone number who wrote in the last 24 h is free
 // (a reply in their service window); a user id's claim is taken before, on its own (decide.ts).
 const INSERT_CLAIMING = statement(`with v as materialized (
     select * from json_to_recordset($1::json) as v(id text, workspace_id text, api_key_id text, phone_number_id text, recipient text, type text, payload jsonb,

@@ -26,7 +26,7 @@ export interface LimitUsage { used: number, oldest: Date | null }
 /**
  * The messaging limit's rolling 24 h count of unique recipients, per WABA (the portfolio's numbers
  * share it): one row per recipient with the time of their latest counted send, and a count row per
- * WABA that is both the number checked and the lock (functions of migration 0015): two processes
+ * WABA that is both the number checked and the lock (db/functions/messaging_limit_*.sql): two processes
  * taking the last slot take turns, and the second sees what the first wrote (CONTRACT.md 14).
  */
 export function messagingLimitStore (db: Database) {

@@ -26,8 +26,9 @@ export function hoursOf (since: Date, until: Date): { from: Date, to: Date } {
 
 /**
  * Every accepted send of the period as (day, category, prefix, billable, free, unpriced, messages)
- * rows to sum: the whole hours from usage_sent and usage_priced (kept by the triggers of migration
- * 0017 in the statement that changes a record), the edges from messages through messages_usage.
+ * rows to sum: the whole hours from usage_sent and usage_priced (kept by the triggers of
+ * db/functions/usage_count_*.sql in the statement that changes a record), the edges from messages
+ * through messages_usage.
  * A priced count is its category's, and comes off the 'unknown' category's unpriced, where
  * usage_sent counts every accepted send: summed per any key, they give what counting the records
  * one by one gives.

@@ -3,8 +3,8 @@ import { Socket } from 'node:net'
 import fp from 'fastify-plugin'
 
 // Enough for any client to read its answer, too little to make the connection worth holding.
-export const LINGER_MAX_BYTES = 16 * 1024 * 1024
-export const LINGER_MAX_MS = 5000
+const LINGER_MAX_BYTES = 16 * 1024 * 1024
+const LINGER_MAX_MS = 5000
 
 /**
  * An answer given before the request's body has arrived (a 413 on its announced length, a 401 before

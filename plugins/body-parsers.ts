@@ -6,6 +6,8 @@ import { missingScope } from '../src/access/scopes.js'
 import { insufficientScope, unsupportedEncoding } from '../src/errors.js'
 import { parseFormBody } from '../src/messages/form.js'
 import { parseJsonBody } from '../src/messages/json-body.js'
+import type { HeldFile, SpooledFile } from '../src/media/intake.js'
+import { requireFileTaker } from '../src/media/one-call.js'
 import { readMultipartFields } from '../src/messages/multipart.js'
 
 /**
@@ -28,20 +30,51 @@ export default fp(async function bodyParsers (app) {
 
   // Multipart is read here rather than by a parser, so it comes after the checks of the earlier hooks too.
   // A route with `config.mediaFile: 'stream'` reads its parts itself; 'spool' takes a media file part (plugins/media.ts).
-  // A send carrying its file uploads it too (CONTRACT.md 16): it needs media:write besides the route's messages:send.
-  async function spoolFile (request: FastifyRequest, part: MultipartFile) {
-    const missing = missingScope(request.apiKey, ['media:write'])
-    if (missing) {
-      part.file.resume()
-      throw insufficientScope(missing)
-    }
-    return await app.mediaFiles.spool(part)
-  }
   app.addHook('preValidation', async function readMultipart (request: FastifyRequest) {
     const mediaFile = request.routeOptions.config.mediaFile
     if (!request.isMultipart() || mediaFile === 'stream') return
-    request.body = await readMultipartFields(request, mediaFile === 'spool'
-      ? { limitBytes: limit, onFile: async part => { request.mediaFile = await spoolFile(request, part) }, fileLimitBytes: app.config.MEDIA_MAX_BYTES }
-      : { limitBytes: limit })
+    if (mediaFile !== 'spool') {
+      request.body = await readMultipartFields(request, { limitBytes: limit })
+      return
+    }
+    let held: HeldFile | undefined
+    let fields: Record<string, unknown>
+    try {
+      fields = await readMultipartFields(request, {
+        limitBytes: limit,
+        fileLimitBytes: app.config.MEDIA_MAX_BYTES,
+        onFile: async (part, type) => {
+          if (type === undefined) held = await app.mediaFiles.hold(part)
+          else request.mediaFile = await takeFile(request, part, type)
+        }
+      })
+      if (held) {
+        mayUpload(request, fields.type)
+        request.mediaFile = await app.mediaFiles.check(held)
+      }
+    } catch (error) {
+      // a held file the request ends up refusing; a checked one goes with the answer (plugins/media.ts)
+      await held?.spool.discard()
+      throw error
+    }
+    request.body = fields
   })
+
+  /** A file part after the type: a message that takes no file is refused before a byte of it is read. */
+  async function takeFile (request: FastifyRequest, part: MultipartFile, type: string): Promise<SpooledFile> {
+    try {
+      mayUpload(request, type)
+    } catch (error) {
+      part.file.resume()
+      throw error
+    }
+    return await app.mediaFiles.spool(part)
+  }
+
+  /** A send carrying its file (CONTRACT.md 13) is a media message, and uploads it: media:write besides the route's messages:send (CONTRACT.md 16). */
+  function mayUpload (request: FastifyRequest, type: unknown): void {
+    requireFileTaker(type)
+    const missing = missingScope(request.apiKey, ['media:write'])
+    if (missing) throw insufficientScope(missing)
+  }
 }, { name: 'body-parsers', dependencies: ['db', 'media'] })

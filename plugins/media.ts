@@ -6,7 +6,7 @@ import { fingerprint } from '../src/idempotency/fingerprint.js'
 import type { MediaDeps } from '../src/media/deps.js'
 import { openMedia, type MediaDownload } from '../src/media/download.js'
 import { MIRROR_QUEUE } from '../src/media/inbound.js'
-import { openChecked, spoolChecked, type SpooledFile } from '../src/media/intake.js'
+import { checkHeld, holdFile, openChecked, spoolChecked, type HeldFile, type SpooledFile } from '../src/media/intake.js'
 import { MIRROR_MAX_ATTEMPTS, mirrorBackoff, mirrorTask } from '../src/media/mirror.js'
 import { fileForMessage, withMediaId } from '../src/media/one-call.js'
 import { fileStorage } from '../src/media/storage.js'
@@ -24,6 +24,10 @@ export interface MediaFiles {
   upload (request: FastifyRequest): Promise<MediaRow>
   /** a one-call send's file part, checked and spooled before anything goes upstream */
   spool (part: MultipartFile): Promise<SpooledFile>
+  /** a one-call send's file part that came before the type: spooled unread until the type is known */
+  hold (part: MultipartFile): Promise<HeldFile>
+  /** a held file, once the type says the message takes it: checked as spool's are */
+  check (held: HeldFile): Promise<SpooledFile>
   /** a one-call send's file uploaded (its key first: a held key answers and nothing is uploaded); undefined when answered */
   attach (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage): Promise<Sendable | undefined>
   open (row: MediaRow): Promise<MediaDownload>
@@ -56,6 +60,8 @@ export default fp(async function media (app) {
   app.decorate('mediaFiles', {
     upload: async request => await uploadFromRequest(deps, request),
     spool: async part => await spoolChecked(await openChecked(part.file, { contentType: part.mimetype, filename: part.filename }, deps.maxBytes), deps.storage),
+    hold: async part => await holdFile(part.file, { contentType: part.mimetype, filename: part.filename }, deps.storage, deps.maxBytes),
+    check: async held => await checkHeld(held, deps.maxBytes),
     async attach (request, reply, pending) {
       const spooled = request.mediaFile
       if (!spooled) return { pending }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { sameSecret } from '../src/crypto/constant-time.js'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { databaseUnavailable, forbidden, invalidRequest, payloadTooLarge, unauthorized } from '../src/errors.js'
 import { databaseErrorCode } from '../src/webhooks/database-errors.js'
 import { validSignature, wellFormedSignature } from '../src/webhooks/signature.js'
@@ -14,18 +14,17 @@ const webhooks: FastifyPluginAsync = async function (app) {
 
   /**
    * Before a byte of the body is read: no secret, no signature or a declared length over the limit
-   * is answered at once and the connection closed, so an unsigned or oversized body is never
-   * buffered (a body without a declared length stops at the limit as it streams in).
+   * is answered at once, and the rest dropped as it comes (plugins/lingering-close.ts), so an
+   * unsigned or oversized body is never buffered (a body without a declared length stops at the
+   * limit as it streams in).
    */
-  async function refuseBeforeReading (request: FastifyRequest, reply: FastifyReply) {
+  async function refuseBeforeReading (request: FastifyRequest) {
     const refusal = !app.config.APP_SECRET
       ? unauthorized('Webhook refused: APP_SECRET is not configured, so no signature can be verified')
       : !wellFormedSignature(request.headers['x-hub-signature-256'])
           ? unauthorized('Missing or invalid X-Hub-Signature-256')
           : Number(request.headers['content-length'] ?? 0) > bodyLimit ? payloadTooLarge(bodyLimit, 'WEBHOOK_BODY_LIMIT_BYTES') : undefined
-    if (!refusal) return
-    reply.header('connection', 'close')
-    throw refusal
+    if (refusal) throw refusal
   }
 
   app.get('/webhooks/whatsapp', async function verifySubscription (request, reply) {

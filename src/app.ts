@@ -11,6 +11,7 @@ import docsPlugin from '../plugins/docs.js'
 import eventsPlugin from '../plugins/events.js'
 import idempotencyPlugin from '../plugins/idempotency.js'
 import inboxPlugin from '../plugins/inbox.js'
+import lingeringClosePlugin from '../plugins/lingering-close.js'
 import mediaPlugin from '../plugins/media.js'
 import metricsPlugin from '../plugins/metrics.js'
 import pacerPlugin from '../plugins/pacer.js'
@@ -87,6 +88,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
 
   // first of all hooks: a malformed target or a repeated header never reaches another (CONTRACT.md 12)
   await app.register(requestShapePlugin)
+  // an answer that comes before the body reaches the client still writing it (CONTRACT.md 12)
+  await app.register(lingeringClosePlugin)
   await app.register(dbPlugin, { config, runtime: options.runtime })
   await app.register(metricsPlugin)
   await app.register(redisPlugin)

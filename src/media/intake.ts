@@ -90,3 +90,42 @@ export async function spoolChecked (stream: CheckedStream, storage: MediaStorage
   }
   return { file: stream.checked(), spool }
 }
+
+/**
+ * A file part that came before the message's type: spooled as it arrived, unread (nothing sniffed
+ * for a message that may take no file), until the type says the message takes it.
+ */
+export interface HeldFile { spool: Spool, declared: Declared }
+
+export async function holdFile (source: Readable, declared: Declared, storage: MediaStorage, maxBytes: number): Promise<HeldFile> {
+  const spool = await storage.spool()
+  let size = 0
+  // not destroyed when the limit stops the copy: the rest is read and dropped, so that the answer reaches the client
+  async function * bounded (): AsyncGenerator<Buffer> {
+    for await (const chunk of source.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+      size += chunk.length
+      if (size > maxBytes) throw fileTooLarge(sizeLabel(maxBytes))
+      yield chunk
+    }
+  }
+  try {
+    await pipeline(Readable.from(bounded(), { objectMode: false }), spool.writable())
+  } catch (error) {
+    await spool.discard()
+    source.resume()
+    throw error
+  }
+  return { spool, declared }
+}
+
+/** A held file checked as an arriving one is (its type from its content, its kind's limits), read back from its spool. */
+export async function checkHeld (held: HeldFile, maxBytes: number): Promise<SpooledFile> {
+  const source = held.spool.readable()
+  try {
+    const stream = await openChecked(source, held.declared, maxBytes)
+    for await (const _chunk of stream.bytes()) { /* counted and hashed */ }
+    return { file: stream.checked(), spool: held.spool }
+  } finally {
+    source.destroy()
+  }
+}

@@ -13,13 +13,22 @@ const article = (word: string) => /^[aeiou]/.test(word) ? `an ${word}` : `a ${wo
  */
 export function fileForMessage (body: SendMessageBody, file: CheckedFile): CheckedFile {
   const type = body.type ?? 'text'
-  if (!(MEDIA_TYPES as readonly string[]).includes(type)) throw invalidRequest(`file is only for media messages (type ${MEDIA_TYPES.join(', ')}), not for type ${type}`, 'file')
+  requireFileTaker(type)
   for (const field of ['media_id', 'link'] as const) {
     if (body[field] !== undefined) throw invalidRequest(`give the file or ${field}, not both`, 'file')
   }
   const sent = asKind(file, type as MediaType)
   if (sent.kind !== type) throw unsupportedMedia(`The file's content is ${file.mime}, which WhatsApp takes only as ${article(file.kind)}, not as ${article(type)}`)
   return sent
+}
+
+/**
+ * A file part is only for a media message (CONTRACT.md 2): on any other the file is the request's
+ * mistake whatever it holds, so this is decided from the type alone, before the file is read.
+ * `type` as the form gave it (absent: text).
+ */
+export function requireFileTaker (type: unknown = 'text'): void {
+  if (!(MEDIA_TYPES as readonly unknown[]).includes(type)) throw invalidRequest(`file is only for media messages (type ${MEDIA_TYPES.join(', ')}), not for type ${String(type)}`, 'file')
 }
 
 /**

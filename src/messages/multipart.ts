@@ -9,9 +9,11 @@ export interface MultipartOptions {
   limitBytes: number
   /**
    * A route that takes a media file (a one-call send, CONTRACT.md 13): reads the part named `file`,
-   * bounded by its own limit (`fileLimitBytes`) rather than the fields'. Without it, a file part is a 422.
+   * bounded by its own limit (`fileLimitBytes`) rather than the fields'; `type` is the message's type
+   * field if it came before the file (a file on a message that takes none is refused unread). Without
+   * it, a file part is a 422.
    */
-  onFile?: (part: MultipartFile) => Promise<void>
+  onFile?: (part: MultipartFile, type: string | undefined) => Promise<void>
   fileLimitBytes?: number
 }
 
@@ -26,6 +28,7 @@ export async function readMultipartFields (request: FastifyRequest, options: Mul
   const pairs: string[] = []
   let size = 0
   let files = 0
+  let type: string | undefined
   try {
     for await (const part of request.parts(onFile ? { limits: { fileSize: fileLimitBytes + 1 } } : {})) {
       if (part.type === 'file') {
@@ -33,11 +36,12 @@ export async function readMultipartFields (request: FastifyRequest, options: Mul
           part.file.resume()
           throw invalidRequest(`${part.fieldname} is a file: ${onFile ? 'send one media file, as the part named file' : 'files are not accepted; send media_id or link'}`, part.fieldname)
         }
-        await onFile(part)
+        await onFile(part, type)
         continue
       }
       if (part.fieldnameTruncated || part.valueTruncated) throw payloadTooLarge(limitBytes)
       const value = typeof part.value === 'string' ? part.value : JSON.stringify(part.value)
+      if (part.fieldname === 'type') type ??= value
       size += Buffer.byteLength(part.fieldname) + Buffer.byteLength(value)
       if (size > limitBytes) throw payloadTooLarge(limitBytes)
       pairs.push(`${encodeURIComponent(part.fieldname)}=${encodeURIComponent(value)}`)

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { messages, type MessageRecord, type MessageStatus } from '../../db/schema.js'
+import { findCause } from '../faults/causes.js'
 import { messageEvent } from '../resources/message.js'
 import { recipientView } from '../resources/recipient.js'
 import { emitEvents, outboxCommitted } from './outbox.js'
@@ -304,12 +305,10 @@ function pendingRecord (message: PendingMessage, createdAt: Date, updatedAt: Dat
  * upstream answered with the id of another message, which is no usable id (CONTRACT.md 12).
  */
 export function isWamidTaken (error: unknown): boolean {
-  for (let current = error as { code?: unknown, constraint_name?: unknown, constraint?: unknown, cause?: unknown } | undefined, depth = 0; current && depth < 4; depth++) {
-    const constraint = current.constraint_name ?? current.constraint
-    if (current.code === '23505' && typeof constraint === 'string' && constraint.includes('wamid')) return true
-    current = current.cause as typeof current
-  }
-  return false
+  return findCause(error, link => {
+    const constraint = link.constraint_name ?? link.constraint
+    return link.code === '23505' && typeof constraint === 'string' && constraint.includes('wamid')
+  }) !== undefined
 }
 
 export function publicMessage (message: MessageRecord) {

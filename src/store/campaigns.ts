@@ -6,7 +6,7 @@ import type { AlsoInTransaction } from './also.js'
 import { anyOf } from './any-of.js'
 import { createBatcher } from './batcher.js'
 import { jobSql, type Executor } from './jobs.js'
-import { emitEvents, outboxCommitted } from './outbox.js'
+import { emitEvents, type OutboxBell } from './outbox.js'
 
 /** The job queue of campaign messages: one job per message record, grouped by sending number, the record's id as payload. */
 export const CAMPAIGN_SENDS = 'campaign-sends'
@@ -26,7 +26,7 @@ type Tx = Parameters<Parameters<Database['transaction']>[0]>[0]
 const INSERT_CHUNK = 5000
 
 /** Campaigns (CONTRACT.md 15): their rows, their recipients, the message records made from them, and their counts. */
-export function campaignStore (db: Database) {
+export function campaignStore (db: Database, outbox: OutboxBell) {
   async function tally (executor: Executor, campaignId: string): Promise<MessageTally[]> {
     const result = await executor.execute(sql`select status, coalesce(error_code = 'cancelled', false) as cancelled, count(*)::int as n
       from messages where campaign_id = ${campaignId} group by 1, 2`)
@@ -78,7 +78,7 @@ export function campaignStore (db: Database) {
         await also?.(tx, row)
         return row
       })
-      if (status === 'completed') outboxCommitted()
+      if (status === 'completed') outbox.committed()
       return created
     },
 
@@ -197,7 +197,7 @@ export function campaignStore (db: Database) {
         await complete(tx, campaign)
         return true
       })
-      if (done) outboxCommitted()
+      if (done) outbox.committed()
       return done
     },
 

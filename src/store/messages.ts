@@ -4,7 +4,7 @@ import { messages, type MessageRecord, type MessageStatus } from '../../db/schem
 import { findCause } from '../faults/causes.js'
 import { messageEvent } from '../resources/message.js'
 import { recipientView } from '../resources/recipient.js'
-import { emitEvents, outboxCommitted } from './outbox.js'
+import { emitEvents, type OutboxBell } from './outbox.js'
 import { createBatcher } from './batcher.js'
 import { asRecord, insertWithKeys, type KeyToTake, type PendingMessage } from './keyed-insert.js'
 import { messagingLimitStore, SlotRefused, type SlotClaim } from './messaging-limit.js'
@@ -93,7 +93,7 @@ function statement (text: string): Statement {
   return text.split('$1')
 }
 
-export function messageStore (db: Database) {
+export function messageStore (db: Database, outbox: OutboxBell) {
   // what a keyed record's claim asks on its own (insertKeyedClaiming)
   const limits = messagingLimitStore(db)
   const serviceWindows = serviceWindowStore(db)
@@ -117,7 +117,7 @@ export function messageStore (db: Database) {
       const rows = await run<Record<string, unknown>>(statements.all, rest, tx)
       return await emitEvents(tx, rows.filter(moved).map(row => messageEvent(asRecord(row))).filter(event => event !== undefined))
     })
-    if (emitted.length > 0) outboxCommitted()
+    if (emitted.length > 0) outbox.committed()
   }
 
   // A record and its Idempotency-Key commit together (keyed-insert.ts); a record whose key is held by another is null.
@@ -254,7 +254,7 @@ export function messageStore (db: Database) {
           .returning()
         return await emitEvents(tx, rows.map(messageEvent).filter(event => event !== undefined))
       })
-      if (emitted.length > 0) outboxCommitted()
+      if (emitted.length > 0) outbox.committed()
     },
 
     /** Names the process dispatching a record that was created without it. */

@@ -2,6 +2,7 @@ import { and, desc, eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { campaignRecipients, campaigns, type CampaignRecord, type CampaignStatus } from '../../db/schema.js'
 import { campaignCounts, campaignView, type CampaignCounts, type MessageTally } from '../resources/campaign.js'
+import { OPEN_STATUSES, sqlStatuses } from '../resources/message-status.js'
 import type { AlsoInTransaction } from './also.js'
 import { anyOf } from './any-of.js'
 import { createBatcher } from './batcher.js'
@@ -192,7 +193,7 @@ export function campaignStore (db: Database, outbox: OutboxBell) {
         const campaign = await lock(tx, campaignId)
         if (!campaign || !DISPATCHING.includes(campaign.status) || campaign.materialised < campaign.accepted) return false
         const result = await tx.execute(sql`select exists (select 1 from messages where campaign_id = ${campaignId}
-          and status in ('queued', 'sending', 'pending', 'held')) as busy`)
+          and status in (${sql.raw(sqlStatuses(OPEN_STATUSES))})) as busy`)
         if (rowsOf<{ busy: boolean }>(result)[0].busy) return false
         await complete(tx, campaign)
         return true

@@ -3,6 +3,7 @@ import { rowsOf, type Database } from '../../db/client.js'
 import { messages, type MessageRecord, type MessageStatus } from '../../db/schema.js'
 import { findCause } from '../faults/causes.js'
 import { messageEvent } from '../resources/message.js'
+import { OPEN_STATUSES, sqlStatuses } from '../resources/message-status.js'
 import { recipientView } from '../resources/recipient.js'
 import { emitEvents, type OutboxBell } from './outbox.js'
 import { createBatcher } from './batcher.js'
@@ -55,7 +56,7 @@ const INSERT_CLAIMING = statement(`with v as materialized (
 // (a slow process whose lease lapsed, an outcome written once the database answered) replaces it. `queued` and `sending` are a
 // queued send's steps before its outcome (src/messages/queue.ts).
 const PRESUMED_INTERRUPTED = `(m.status = 'failed' and m.error_code in ('interrupted', 'outcome_unknown'))`
-const STILL_OPEN = `(m.status in ('pending', 'queued', 'sending') or ${PRESUMED_INTERRUPTED})`
+const STILL_OPEN = `(m.status in (${sqlStatuses(OPEN_STATUSES)}) or ${PRESUMED_INTERRUPTED})`
 // The records are locked first (`b`, in id order), so `b.before` is what this update moves from
 // whatever a status webhook did meanwhile: a record that moves makes its message.sent event once.
 // A record whose workspace has no live webhook endpoint makes no event: its outcome is one

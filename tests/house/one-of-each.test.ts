@@ -23,6 +23,13 @@ describe('the house: one of each', () => {
     expect(CODE.filter(file => !file.startsWith('src/faults/') && classes.test(text(file)))).toEqual([])
   })
 
+  it('names the sets of message statuses in src/resources/message-status.ts only', () => {
+    // the open statuses, or the upstream's ladder, spelled out again as a list (in TypeScript or in SQL)
+    const spelled = /[[(]'(pending|queued|sending)', '(pending|queued|sending)', '(pending|queued|sending)'[\])]|[[(]'sent', 'delivered', 'read'[\])]|\('delivered', 'read'\)/
+    const elsewhere = CODE.filter(file => file !== 'src/resources/message-status.ts' && !file.startsWith('src/sandbox/emulator/') && !file.startsWith('db/'))
+    expect(elsewhere.filter(file => spelled.test(text(file)))).toEqual([])
+  })
+
   it('keeps no per-app state in a module of the store', () => {
     // a Set or Map made at module level is shared by every app a process builds (tests build many)
     const mutable = /^(export )?(const|let) \w+(: [^=]+)? = new (Set|Map|WeakMap|WeakSet|EventEmitter)\b/m

@@ -1,4 +1,4 @@
-import { MESSAGE_STATUSES } from '../../../db/schema.js'
+import { MESSAGE_STATUSES } from '../../resources/message-status.js'
 import { inboundFileOf, inboundMediaView } from '../../media/inbound.js'
 import { publicInbound } from '../../store/inbound.js'
 import { publicMessage } from '../../store/messages.js'

@@ -4,7 +4,6 @@ import { messages, type MessageRecord, type MessageStatus } from '../../db/schem
 import { findCause } from '../faults/causes.js'
 import { messageEvent } from '../resources/message.js'
 import { OPEN_STATUSES, sqlStatuses } from '../resources/message-status.js'
-import { recipientView } from '../resources/recipient.js'
 import { emitEvents, type OutboxBell } from './outbox.js'
 import { createBatcher } from './batcher.js'
 import { asRecord, insertWithKeys, type KeyToTake, type PendingMessage } from './keyed-insert.js'
@@ -310,18 +309,4 @@ export function isWamidTaken (error: unknown): boolean {
     const constraint = link.constraint_name ?? link.constraint
     return link.code === '23505' && typeof constraint === 'string' && constraint.includes('wamid')
   }) !== undefined
-}
-
-export function publicMessage (message: MessageRecord) {
-  return {
-    id: message.id,
-    wamid: message.wamid,
-    ...recipientView(message.recipient),
-    type: message.type,
-    status: message.status,
-    error_code: message.errorCode,
-    attempts: message.attempts,
-    created_at: message.createdAt.toISOString(),
-    updated_at: message.updatedAt.toISOString()
-  }
 }

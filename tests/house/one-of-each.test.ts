@@ -30,6 +30,10 @@ describe('the house: one of each', () => {
     expect(elsewhere.filter(file => spelled.test(text(file)))).toEqual([])
   })
 
+  it('keeps the API\'s views of a record in src/resources, not in the store', () => {
+    expect(CODE.filter(file => file.startsWith('src/store/') && /^export (function|const) (public\w+|\w+View)\b/m.test(text(file)))).toEqual([])
+  })
+
   it('keeps no per-app state in a module of the store', () => {
     // a Set or Map made at module level is shared by every app a process builds (tests build many)
     const mutable = /^(export )?(const|let) \w+(: [^=]+)? = new (Set|Map|WeakMap|WeakSet|EventEmitter)\b/m

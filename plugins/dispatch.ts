@@ -34,7 +34,7 @@ export default fp(async function dispatch (app) {
   const inHand = new Set<string>()
   const outcomes = createOutcomeWriter(app.log)
   const withdrawals = createWithdrawals({ withdraw: async id => { await app.messages.withdraw(id) }, log: app.log })
-  const store = dispatcherStore(app.database.db)
+  const store = dispatcherStore(app.database.db, app.outbox)
   const lease = await startLease({ store, id: dispatcherId, leaseMs: config.DISPATCHER_LEASE_MS, singleProcess: app.database.kind !== 'postgres', log: app.log })
   const sweeper = startSweeper({
     store,

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { retrySchedule } from '../src/config.js'
 import { deliveryAgent, deliveryTask, DELIVERY_TIMEOUT_MS } from '../src/events/deliver.js'
-import { DELIVERY_QUEUE, ENDPOINT_IN_FLIGHT, onOutboxCommitted, OUTBOX_BATCH, OUTBOX_CONCURRENCY } from '../src/events/outbox.js'
+import { DELIVERY_QUEUE, ENDPOINT_IN_FLIGHT, OUTBOX_BATCH, OUTBOX_CONCURRENCY } from '../src/events/outbox.js'
 import { scheduleBackoff } from '../src/work/backoff.js'
 
 /**
@@ -36,7 +36,7 @@ export default fp(async function events (app) {
     backoffMs,
     observe: outcome => app.metrics.deliveries.inc({ outcome })
   }))
-  const stopListening = onOutboxCommitted(() => app.work.wake(DELIVERY_QUEUE))
+  const stopListening = app.outbox.onCommitted(() => app.work.wake(DELIVERY_QUEUE))
   app.addHook('onClose', async function closeDeliveries () {
     stopListening()
     await agent.close()

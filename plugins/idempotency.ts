@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import { idempotencyInProgress, idempotencyMismatch } from '../src/errors.js'
 import { answerFromRecord } from '../src/idempotency/answer.js'
 import { fingerprint } from '../src/idempotency/fingerprint.js'
+import { isOpen } from '../src/resources/message-status.js'
 import { idempotencyKeyOf } from '../src/idempotency/header.js'
 import type { StoredAnswer } from '../src/store/idempotency-keys.js'
 import type { KeyToTake, MessageRecord, PendingMessage } from '../src/store/messages.js'
@@ -36,7 +37,6 @@ declare module 'fastify' {
 
 // what a replay repeats besides status and body; rate-limit headers are the new request's own
 const KEPT_HEADERS = ['content-type', 'retry-after', 'location', 'preference-applied']
-const IN_FLIGHT = new Set(['pending', 'queued', 'sending'])
 
 /** Idempotency-Key on routes with `config.idempotency`: keys live in the database, so every process shares them. */
 export default fp(async function idempotency (app) {
@@ -111,7 +111,7 @@ export default fp(async function idempotency (app) {
     if (held.answer) return held.answer
     // The first request has not answered yet, or died first. A dead process's record is marked
     // interrupted once its lease runs out (src/dispatch/lease.ts), so a key is not 409 for ever.
-    if (IN_FLIGHT.has(held.record.status)) throw idempotencyInProgress()
+    if (isOpen(held.record.status)) throw idempotencyInProgress()
     const answer = answerFromRecord(held.record)
     if (answer.status === 200) return answer
     // a failure can still turn out sent (a late webhook): the first answer derived is the one kept

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { shutdownGraceMs } from '../src/config.js'
 import { refreshNumbers } from '../src/connections/refresh.js'
-import { databaseErrorCode } from '../src/webhooks/database-errors.js'
+import { faultCode } from '../src/faults/classify.js'
 import { createInbox, type Inbox, type OnApplied } from '../src/webhooks/inbox.js'
 
 const DRAIN_MS = 5000
@@ -28,6 +28,6 @@ export default fp(async function inbox (app, options: { onApplied?: OnApplied })
   app.decorate('inbox', inbox)
   // Stored deliveries would be applied after the restart anyway; applying them now makes a stop invisible.
   app.addHook('preClose', async function drainInbox () {
-    await inbox.drain(Math.min(shutdownGraceMs(app.config), DRAIN_MS)).catch(error => app.log.warn({ code: databaseErrorCode(error) }, 'could not drain the webhook inbox'))
+    await inbox.drain(Math.min(shutdownGraceMs(app.config), DRAIN_MS)).catch(error => app.log.warn({ code: faultCode(error) }, 'could not drain the webhook inbox'))
   })
 }, { name: 'inbox', dependencies: ['work', 'connections'] })

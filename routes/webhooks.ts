@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { sameSecret } from '../src/crypto/constant-time.js'
 import type { FastifyRequest } from 'fastify'
 import { databaseUnavailable, forbidden, invalidRequest, payloadTooLarge, unauthorized } from '../src/errors.js'
-import { databaseErrorCode } from '../src/webhooks/database-errors.js'
+import { faultCode } from '../src/faults/classify.js'
 import { validSignature, wellFormedSignature } from '../src/webhooks/signature.js'
 
 /** The upstream's callback (CONTRACT.md section 3). Not wrapped in fastify-plugin: its raw-body parser stays here. */
@@ -45,7 +45,7 @@ const webhooks: FastifyPluginAsync = async function (app) {
     if (!isJsonObject(raw)) throw invalidRequest('The webhook body is not a JSON object')
     // Stored, then answered: the inbox applies it (src/webhooks/inbox.ts). Only a database that cannot store it gives 503.
     const jobId = await app.inbox.store(raw).catch((error: unknown) => {
-      request.log.warn({ code: databaseErrorCode(error) }, 'webhook delivery not stored')
+      request.log.warn({ code: faultCode(error) }, 'webhook delivery not stored')
       throw databaseUnavailable('The delivery could not be stored; deliver it again later')
     })
     request.log.debug({ jobId }, 'webhook delivery stored')

@@ -1,3 +1,5 @@
+import { causes } from './faults/causes.js'
+
 /**
  * Errors as a log line may carry them (CONTRACT.md 12): a database error by its SQL state and the
  * statement it came from (its verb and table), never its parameters or the values a message or a
@@ -44,14 +46,11 @@ export function safeErrorText (error: unknown): string {
 
 /** The SQL state and statement of a database error, looked for through its causes (drizzle wraps the driver's). */
 function databaseCause (error: object): { code: string, statement?: string } | undefined {
-  let current: unknown = error
   let query: string | undefined
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const candidate = current as { code?: unknown, query?: unknown, severity?: unknown, name?: unknown, cause?: unknown }
-    if (typeof candidate.query === 'string') query ??= candidate.query
-    const looksLikeDatabase = candidate.name === 'PostgresError' || candidate.name === 'DrizzleQueryError' || typeof candidate.severity === 'string' || query !== undefined
-    if (looksLikeDatabase && typeof candidate.code === 'string' && SQL_STATE.test(candidate.code)) return { code: candidate.code, statement: statementName(query) }
-    current = candidate.cause
+  for (const link of causes(error)) {
+    if (typeof link.query === 'string') query ??= link.query
+    const looksLikeDatabase = link.name === 'PostgresError' || link.name === 'DrizzleQueryError' || typeof link.severity === 'string' || query !== undefined
+    if (looksLikeDatabase && typeof link.code === 'string' && SQL_STATE.test(link.code)) return { code: link.code, statement: statementName(query) }
   }
   return query !== undefined ? { code: 'unknown', statement: statementName(query) } : undefined
 }

@@ -28,22 +28,25 @@ import { usageStore } from './store/usage.js'
 import { userStore } from './store/users.js'
 import { webhookStore } from './store/webhooks.js'
 import { workspaceStore } from './store/workspaces.js'
+import { outboxBell } from './store/outbox.js'
 
 /**
- * Every repository over one database, and the read cache the send path's lookups share: the server
- * decorates them, the CLI calls them directly.
+ * Every repository over one database, the read cache the send path's lookups share and the outbox's
+ * bell its delivery task listens to: the server decorates them, the CLI calls them directly.
  */
 export function createStores (db: Database) {
   const cache = readCache(db)
+  const outbox = outboxBell()
   return {
     readCache: cache,
+    outbox,
     workspaces: workspaceStore(db, cache),
     keys: apiKeyStore(db, cache),
     auditLog: auditLogStore(db),
     connections: connectionStore(db, cache),
     templates: templateStore(db),
     statusEvents: statusEventStore(db),
-    messages: messageStore(db),
+    messages: messageStore(db, outbox),
     idempotencyKeys: idempotencyKeyStore(db),
     inbound: inboundStore(db),
     keptAside: keptAsideStore(db),
@@ -53,7 +56,7 @@ export function createStores (db: Database) {
     messageSearch: messageSearch(db),
     messageReads: messageReads(db),
     webhooks: webhookStore(db),
-    queuedSends: queuedSendStore(db),
+    queuedSends: queuedSendStore(db, outbox),
     queueDrainers: queueDrainerStore(db),
     serviceWindow: serviceWindowStore(db),
     userIds: userIdStore(db),
@@ -62,7 +65,7 @@ export function createStores (db: Database) {
     holds: holdStore(db),
     templateResyncs: templateResyncStore(db),
     usage: usageStore(db),
-    campaigns: campaignStore(db, { build: campaignMessage }),
+    campaigns: campaignStore(db, { build: campaignMessage, outbox }),
     campaignUploads: campaignUploadStore(db)
   }
 }

@@ -3,7 +3,7 @@ import { rowsOf } from '../../db/client.js'
 import { messages } from '../../db/schema.js'
 import { buildApp } from '../../src/app.js'
 import { addEndpoint } from '../../src/events/endpoints.js'
-import { emitEvents, outboxCommitted } from '../../src/events/outbox.js'
+import { emitEvents } from '../../src/events/outbox.js'
 import { testConfig } from '../../tests/helpers/config.js'
 import { serve } from '../child.js'
 
@@ -38,6 +38,6 @@ serve({
   /** `count` events committed at once to the subscribed workspace, for the outbox to drain */
   async emit (count: number) {
     await app.database.db.transaction(async tx => await emitEvents(tx, Array.from({ length: count }, (_, index) => ({ workspaceId: subscribed.id, type: 'message.read' as const, data: { index } }))))
-    outboxCommitted()
+    app.outbox.committed()
   }
 }, { url })

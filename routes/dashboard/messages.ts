@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { MESSAGE_STATUSES, type MessageStatus } from '../../db/schema.js'
+import { MESSAGE_STATUSES, type MessageStatus } from '../../src/resources/message-status.js'
 import { identifier } from '../../src/dashboard/html.js'
 import { eventRow, messageRow, pricingText } from '../../src/dashboard/message-rows.js'
 import { page, sendHtml } from '../../src/dashboard/page.js'

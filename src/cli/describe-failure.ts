@@ -1,6 +1,7 @@
 import { DrizzleQueryError } from 'drizzle-orm/errors'
 import { ConfigError } from '../config.js'
 import { EmbeddedDatabaseBusyError } from '../embedded-lock.js'
+import { findCause } from '../faults/causes.js'
 import { CommandError } from './command.js'
 
 /**
@@ -11,7 +12,7 @@ import { CommandError } from './command.js'
 export function describeFailure (error: unknown): string {
   if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusyError || error instanceof CommandError) return error.message
   // A failed query's message lists its parameters, which can hold a key's hash: only the driver's reason is shown.
-  const reason = error instanceof DrizzleQueryError && error.cause ? error.cause : error
+  const reason = findCause(error, link => !(link instanceof DrizzleQueryError)) ?? error
   return `unexpected error: ${reasonText(reason).split('\n')[0]}`
 }
 

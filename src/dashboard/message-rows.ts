@@ -1,4 +1,4 @@
-import type { MessageStatus } from '../../db/schema.js'
+import type { MessageStatus } from '../resources/message-status.js'
 import type { HistoryStep } from '../resources/history.js'
 import type { MessageRecord } from '../store/messages.js'
 import { UNKNOWN_OUTCOME_CODES } from '../store/status-events.js'

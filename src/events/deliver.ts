@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { isIP, type LookupFunction } from 'node:net'
 import { Agent, request } from 'undici'
 import type { TokenCipher } from '../crypto/token-cipher.js'
+import { findCause } from '../faults/causes.js'
 import type { Job } from '../store/jobs.js'
 import type { AttemptOutcome, WebhookStore } from '../store/webhooks.js'
 import { signedHeaders, signingKey } from './sign.js'
@@ -88,8 +89,8 @@ async function attempt (deps: DeliveryDeps, url: string, key: Buffer, webhookId:
     const ok = response.statusCode >= 200 && response.statusCode < 300
     return { responseStatus: response.statusCode, error: ok ? null : `HTTP ${response.statusCode}` }
   } catch (error) {
-    const err = error as Error & { code?: string, cause?: { code?: string } }
-    const code = err.code ?? err.cause?.code
-    return { responseStatus: null, error: (code ? `${code}: ` : '') + err.message.slice(0, 200) }
+    // undici's own error, or the socket's it wraps, names what happened (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT)
+    const code = findCause(error, link => typeof link.code === 'string' && link.code !== '')?.code as string | undefined
+    return { responseStatus: null, error: (code ? `${code}: ` : '') + (error as Error).message.slice(0, 200) }
   }
 }

@@ -8,9 +8,8 @@ import type { OnApplied } from '../webhooks/inbox.js'
 import type { Transaction } from '../work/runner.js'
 import { emitEvents, subscribers, type OutgoingEvent } from './outbox.js'
 import { messageEvent } from '../resources/message.js'
+import { reachedRank, REACHED_STATUSES } from '../resources/message-status.js'
 import { receivedEvent, templateEvent } from './resources.js'
-
-const LADDER = ['sent', 'delivered', 'read'] as const
 
 /**
  * What the webhook intake changed, as customer events, in the intake's own transaction: no event
@@ -44,8 +43,8 @@ async function recordsOf (tx: Transaction, ids: string[]): Promise<MessageRecord
  * at once: each step it passed is an event of its own (a read message was delivered), in order.
  */
 function stepsOf (change: StatusChange, record: MessageRecord): OutgoingEvent[] {
-  const to = LADDER.indexOf(change.status as typeof LADDER[number])
-  if (to < 0) return [messageEvent(record)].filter(event => event !== undefined)
-  const from = LADDER.indexOf(change.previousStatus as typeof LADDER[number])
-  return LADDER.slice(from + 1, to + 1).map(status => messageEvent({ ...record, status })).filter(event => event !== undefined)
+  const to = reachedRank(change.status)
+  if (to === 0) return [messageEvent(record)].filter(event => event !== undefined)
+  const from = reachedRank(change.previousStatus)
+  return REACHED_STATUSES.slice(from, to).map(status => messageEvent({ ...record, status })).filter(event => event !== undefined)
 }

@@ -1,6 +1,6 @@
 // The outbox's writer is at store level (src/store/outbox.ts: docs/decisions/017-the-house.md); this
 // room delivers what it wrote, with these limits.
-export { DELIVERY_QUEUE, emitEvents, onOutboxCommitted, outboxCommitted, subscribers, type OutgoingEvent, type Subscriber } from '../store/outbox.js'
+export { DELIVERY_QUEUE, emitEvents, outboxBell, subscribers, type OutboxBell, type OutgoingEvent, type Subscriber } from '../store/outbox.js'
 
 /** deliveries a process claims at once, and attempts it has in flight */
 export const OUTBOX_BATCH = 128

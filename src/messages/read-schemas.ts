@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { HOLD_REASONS, MESSAGE_STATUSES } from '../../db/schema.js'
+import { HOLD_REASONS } from '../../db/schema.js'
+import { MESSAGE_STATUSES } from '../resources/message-status.js'
 import { USER_ID } from '../resources/recipient.js'
 import { ISO_DATE_TIME, PHONE, StringEnum } from './schemas.js'
 

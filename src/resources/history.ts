@@ -1,4 +1,5 @@
 import type { MessageRecord } from '../../db/schema.js'
+import { lifeRank as rankOf } from './message-status.js'
 
 /** The record's fields its history is told from. */
 export type HistoryFields = Pick<MessageRecord, 'status' | 'errorCode' | 'errorText' | 'queuedAt' | 'sendingAt' | 'sentAt' | 'failedAt' | 'createdAt' | 'updatedAt'>
@@ -18,9 +19,6 @@ export interface HistoryStep {
   receivedAt: Date
 }
 
-// Where a status stands in a message's life: what ties in time is told in this order.
-const RANK: Record<string, number> = { queued: 0, pending: 0, sending: 1, sent: 2, delivered: 3, read: 4, failed: 6 }
-const rankOf = (status: string) => RANK[status] ?? 5
 
 const errorOf = (code: string | null, message: string | null) => code === null ? null : { code, message }
 

@@ -42,3 +42,18 @@ export function messageEvent (record: MessageRecord) {
   const type = MESSAGE_EVENT[record.status as keyof typeof MESSAGE_EVENT]
   return type ? { workspaceId: record.workspaceId, type, data: messageView(record) } : undefined
 }
+
+/** A log record as the command line lists it: M's first fields, without its history. */
+export function publicMessage (message: MessageRecord) {
+  return {
+    id: message.id,
+    wamid: message.wamid,
+    ...recipientView(message.recipient),
+    type: message.type,
+    status: message.status,
+    error_code: message.errorCode,
+    attempts: message.attempts,
+    created_at: message.createdAt.toISOString(),
+    updated_at: message.updatedAt.toISOString()
+  }
+}

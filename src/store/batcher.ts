@@ -1,4 +1,4 @@
-import { isDatabaseRetryLater } from '../../db/faults.js'
+import { isDatabaseRetryLater } from '../faults/database.js'
 
 interface Waiting<In, Out> {
   item: In

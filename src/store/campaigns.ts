@@ -2,11 +2,12 @@ import { and, desc, eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { campaignRecipients, campaigns, type CampaignRecord, type CampaignStatus } from '../../db/schema.js'
 import { campaignCounts, campaignView, type CampaignCounts, type MessageTally } from '../resources/campaign.js'
+import { OPEN_STATUSES, sqlStatuses } from '../resources/message-status.js'
 import type { AlsoInTransaction } from './also.js'
 import { anyOf } from './any-of.js'
 import { createBatcher } from './batcher.js'
 import { jobSql, type Executor } from './jobs.js'
-import { emitEvents, outboxCommitted } from './outbox.js'
+import { emitEvents, type OutboxBell } from './outbox.js'
 
 /** The job queue of campaign messages: one job per message record, grouped by sending number, the record's id as payload. */
 export const CAMPAIGN_SENDS = 'campaign-sends'
@@ -29,7 +30,7 @@ const INSERT_CHUNK = 5000
 export type BuildMessage = (campaign: CampaignRecord, recipient: Recipient) => CampaignMessage
 
 /** Campaigns (CONTRACT.md 15): their rows, their recipients, the message records made from them, and their counts. */
-export function campaignStore (db: Database, options: { build: BuildMessage }) {
+export function campaignStore (db: Database, { build, outbox }: { build: BuildMessage, outbox: OutboxBell }) {
   async function tally (executor: Executor, campaignId: string): Promise<MessageTally[]> {
     const result = await executor.execute(sql`select status, coalesce(error_code = 'cancelled', false) as cancelled, count(*)::int as n
       from messages where campaign_id = ${campaignId} group by 1, 2`)
@@ -81,7 +82,7 @@ export function campaignStore (db: Database, options: { build: BuildMessage }) {
         await also?.(tx, row)
         return row
       })
-      if (status === 'completed') outboxCommitted()
+      if (status === 'completed') outbox.committed()
       return created
     },
 
@@ -148,7 +149,7 @@ export function campaignStore (db: Database, options: { build: BuildMessage }) {
       // every recipient gets its message, a chunk per transaction; asked again, a cancel finishes what one cut short left
       if (action === 'cancel' && acted?.campaign.status === 'cancelled') {
         let made: number
-        do made = await cancelUnmade(db, id, options.build); while (made > 0)
+        do made = await cancelUnmade(db, id, build); while (made > 0)
       }
       return acted
     },
@@ -209,12 +210,12 @@ export function campaignStore (db: Database, options: { build: BuildMessage }) {
         const campaign = await lock(tx, campaignId)
         if (!campaign || !DISPATCHING.includes(campaign.status) || campaign.materialised < campaign.accepted) return false
         const result = await tx.execute(sql`select exists (select 1 from messages where campaign_id = ${campaignId}
-          and status in ('queued', 'sending', 'pending', 'held')) as busy`)
+          and status in (${sql.raw(sqlStatuses(OPEN_STATUSES))})) as busy`)
         if (rowsOf<{ busy: boolean }>(result)[0].busy) return false
         await complete(tx, campaign)
         return true
       })
-      if (done) outboxCommitted()
+      if (done) outbox.committed()
       return done
     },
 

@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js'
 import { dispatchers, messages } from '../../db/schema.js'
 import { messageEvent } from '../resources/message.js'
 import { anyOf } from './any-of.js'
-import { emitEvents, outboxCommitted } from './outbox.js'
+import { emitEvents, type OutboxBell } from './outbox.js'
 
 export const LOST_TEXT = 'Outcome unknown: the gateway lost track of this send before its outcome was recorded; it may or may not have been sent (a later status webhook settles it)'
 export const INTERRUPTED_TEXT = 'Interrupted: the gateway process dispatching this message stopped before its outcome was recorded; it may or may not have been sent'
@@ -17,7 +17,7 @@ const leaseEnd = (leaseMs: number) => sql`now() + ${leaseMs}::integer * interval
  * The `dispatchers` table: each live gateway process holds a lease that it renews; pending records
  * name the process dispatching them. Times come from the database's clock, the one every process shares.
  */
-export function dispatcherStore (db: Database) {
+export function dispatcherStore (db: Database, outbox: OutboxBell) {
   async function interrupt (where: SQL, errorCode = 'interrupted', errorText = INTERRUPTED_TEXT): Promise<number> {
     const rows = await db.transaction(async tx => {
       const failed = await tx.update(messages)
@@ -27,7 +27,7 @@ export function dispatcherStore (db: Database) {
       await emitEvents(tx, failed.map(messageEvent).filter(event => event !== undefined))
       return failed
     })
-    if (rows.length > 0) outboxCommitted()
+    if (rows.length > 0) outbox.committed()
     return rows.length
   }
 

@@ -66,16 +66,3 @@ export function inboundStore (db: Database) {
 }
 
 export type InboundStore = ReturnType<typeof inboundStore>
-
-export function publicInbound (message: InboundMessage) {
-  return {
-    id: message.id,
-    wamid: message.wamid,
-    from: message.from,
-    // a sender known only by its business-scoped user id has `from` null (CONTRACT.md 16)
-    from_user_id: message.fromUserId,
-    type: message.type,
-    phone_number_id: message.phoneNumberId,
-    received_at: message.receivedAt.toISOString()
-  }
-}

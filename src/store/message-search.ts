@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { messages, type MessageStatus } from '../../db/schema.js'
+import { OPEN_STATUSES, REACHED_STATUSES, sqlStatuses } from '../resources/message-status.js'
 import { isUserId } from '../resources/recipient.js'
 import type { MessageRecord } from './messages.js'
 
@@ -43,9 +44,9 @@ export function messageSearch (db: Database) {
      */
     async countReached (workspaceId: string, since: Date): Promise<ReachedCounts> {
       const [row] = await db.select({
-        waiting: sql<number>`count(*) filter (where ${messages.status} in ('queued', 'pending', 'sending'))`.mapWith(Number),
+        waiting: sql<number>`count(*) filter (where ${messages.status} in (${sql.raw(sqlStatuses(OPEN_STATUSES))}))`.mapWith(Number),
         sent: sql<number>`count(${messages.wamid})`.mapWith(Number),
-        delivered: sql<number>`count(*) filter (where ${messages.status} in ('delivered', 'read'))`.mapWith(Number),
+        delivered: sql<number>`count(*) filter (where ${messages.status} in (${sql.raw(sqlStatuses(REACHED_STATUSES.slice(1)))}))`.mapWith(Number),
         read: sql<number>`count(*) filter (where ${messages.status} = 'read')`.mapWith(Number),
         failed: sql<number>`count(*) filter (where ${messages.status} = 'failed')`.mapWith(Number)
       }).from(messages).where(and(eq(messages.workspaceId, workspaceId), gte(messages.createdAt, since)))

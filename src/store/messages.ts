@@ -1,9 +1,10 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { messages, type MessageRecord, type MessageStatus } from '../../db/schema.js'
+import { findCause } from '../faults/causes.js'
 import { messageEvent } from '../resources/message.js'
-import { recipientView } from '../resources/recipient.js'
-import { emitEvents, outboxCommitted } from './outbox.js'
+import { OPEN_STATUSES, sqlStatuses } from '../resources/message-status.js'
+import { emitEvents, type OutboxBell } from './outbox.js'
 import { createBatcher } from './batcher.js'
 import { asRecord, insertWithKeys, type KeyToTake, type PendingMessage } from './keyed-insert.js'
 import { messagingLimitStore, SlotRefused, type SlotClaim } from './messaging-limit.js'
@@ -54,7 +55,7 @@ const INSERT_CLAIMING = statement(`with v as materialized (
 // (a slow process whose lease lapsed, an outcome written once the database answered) replaces it. `queued` and `sending` are a
 // queued send's steps before its outcome (src/messages/queue.ts).
 const PRESUMED_INTERRUPTED = `(m.status = 'failed' and m.error_code in ('interrupted', 'outcome_unknown'))`
-const STILL_OPEN = `(m.status in ('pending', 'queued', 'sending') or ${PRESUMED_INTERRUPTED})`
+const STILL_OPEN = `(m.status in (${sqlStatuses(OPEN_STATUSES)}) or ${PRESUMED_INTERRUPTED})`
 // The records are locked first (`b`, in id order), so `b.before` is what this update moves from
 // whatever a status webhook did meanwhile: a record that moves makes its message.sent event once.
 // A record whose workspace has no live webhook endpoint makes no event: its outcome is one
@@ -92,7 +93,7 @@ function statement (text: string): Statement {
   return text.split('$1')
 }
 
-export function messageStore (db: Database) {
+export function messageStore (db: Database, outbox: OutboxBell) {
   // what a keyed record's claim asks on its own (insertKeyedClaiming)
   const limits = messagingLimitStore(db)
   const serviceWindows = serviceWindowStore(db)
@@ -116,7 +117,7 @@ export function messageStore (db: Database) {
       const rows = await run<Record<string, unknown>>(statements.all, rest, tx)
       return await emitEvents(tx, rows.filter(moved).map(row => messageEvent(asRecord(row))).filter(event => event !== undefined))
     })
-    if (emitted.length > 0) outboxCommitted()
+    if (emitted.length > 0) outbox.committed()
   }
 
   // A record and its Idempotency-Key commit together (keyed-insert.ts); a record whose key is held by another is null.
@@ -253,7 +254,7 @@ export function messageStore (db: Database) {
           .returning()
         return await emitEvents(tx, rows.map(messageEvent).filter(event => event !== undefined))
       })
-      if (emitted.length > 0) outboxCommitted()
+      if (emitted.length > 0) outbox.committed()
     },
 
     /** Names the process dispatching a record that was created without it. */
@@ -304,24 +305,8 @@ function pendingRecord (message: PendingMessage, createdAt: Date, updatedAt: Dat
  * upstream answered with the id of another message, which is no usable id (CONTRACT.md 12).
  */
 export function isWamidTaken (error: unknown): boolean {
-  for (let current = error as { code?: unknown, constraint_name?: unknown, constraint?: unknown, cause?: unknown } | undefined, depth = 0; current && depth < 4; depth++) {
-    const constraint = current.constraint_name ?? current.constraint
-    if (current.code === '23505' && typeof constraint === 'string' && constraint.includes('wamid')) return true
-    current = current.cause as typeof current
-  }
-  return false
-}
-
-export function publicMessage (message: MessageRecord) {
-  return {
-    id: message.id,
-    wamid: message.wamid,
-    ...recipientView(message.recipient),
-    type: message.type,
-    status: message.status,
-    error_code: message.errorCode,
-    attempts: message.attempts,
-    created_at: message.createdAt.toISOString(),
-    updated_at: message.updatedAt.toISOString()
-  }
+  return findCause(error, link => {
+    const constraint = link.constraint_name ?? link.constraint
+    return link.code === '23505' && typeof constraint === 'string' && constraint.includes('wamid')
+  }) !== undefined
 }

@@ -22,17 +22,26 @@ export interface OutgoingEvent {
 
 type Tx = Executor & Pick<Database, 'select' | 'insert'>
 
-const wakers = new Set<() => void>()
-
-/** The delivery task of this process listens here, so that a committed event goes out without waiting for a poll. */
-export function onOutboxCommitted (wake: () => void): () => void {
-  wakers.add(wake)
-  return () => wakers.delete(wake)
+/**
+ * An app's doorbell on its outbox: its delivery task listens, so that a committed event goes out
+ * without waiting for a poll. One per app (src/stores.ts), not per process: a process can build
+ * several apps (the tests do), and one app's commit must not wake another's task.
+ */
+export interface OutboxBell {
+  /** Call after the transaction that emitted events has committed. */
+  committed(): void
+  onCommitted(wake: () => void): () => void
 }
 
-/** Call after the transaction that emitted events has committed. */
-export function outboxCommitted (): void {
-  for (const wake of wakers) wake()
+export function outboxBell (): OutboxBell {
+  const wakers = new Set<() => void>()
+  return {
+    committed () { for (const wake of wakers) wake() },
+    onCommitted (wake) {
+      wakers.add(wake)
+      return () => wakers.delete(wake)
+    }
+  }
 }
 
 export interface Subscriber { id: string, workspaceId: string, events: string[] }

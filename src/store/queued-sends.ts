@@ -4,7 +4,7 @@ import { messages, type MessageRecord } from '../../db/schema.js'
 import { jobSql } from './jobs.js'
 import { insertWithKeys, type KeyToTake, type PendingMessage } from './keyed-insert.js'
 import { messageEvent } from '../resources/message.js'
-import { emitEvents, outboxCommitted } from './outbox.js'
+import { emitEvents, type OutboxBell } from './outbox.js'
 import { createBatcher } from './batcher.js'
 import { HELD_TIME_SO_FAR_SQL } from './holds.js'
 
@@ -16,7 +16,7 @@ export interface QueueDepth { phoneNumberId: string, depth: number, oldest: Date
 const MAX_BATCH = 100
 
 /** The records of queued sends (CONTRACT.md 9): queued → sending → sent | failed. */
-export function queuedSendStore (db: Database) {
+export function queuedSendStore (db: Database, outbox: OutboxBell) {
   // Concurrent hand-overs share one transaction: the records and their jobs commit together or not at all.
   // Concurrent hand-overs share one transaction: the records, their keys, their jobs and their
   // message.queued events commit together or not at all. A record whose key another holds is not written (null).
@@ -28,7 +28,7 @@ export function queuedSendStore (db: Database) {
       await emitEvents(tx, records.map(messageEvent).filter(event => event !== undefined))
       return written
     })
-    if (byId.size > 0) outboxCommitted()
+    if (byId.size > 0) outbox.committed()
     return batch.map(message => byId.get(message.id) ?? null)
   }, { maxBatch: MAX_BATCH })
 

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { messageEvents } from '../../db/schema.js'
+import { REACHED_STATUSES, sqlReachedRank, sqlStatuses } from '../resources/message-status.js'
 import { anyOf } from './any-of.js'
 import { newId } from './ids.js'
 import type { Executor } from './jobs.js'
@@ -44,7 +45,8 @@ export const UNKNOWN_OUTCOME_CODES = ['upstream_timeout', 'interrupted', 'upstre
 
 // Where the record stands: pending (and any status before a send) 0, sent 1, delivered 2, read 3;
 // a failure whose outcome is unknown 0 (it may still move); a known failure 99 (final).
-const RANK = sql.raw(`(case when m.status = 'sent' then 1 when m.status = 'delivered' then 2 when m.status = 'read' then 3
+const REACHED = sql.raw(sqlStatuses(REACHED_STATUSES))
+const RANK = sql.raw(`(case ${sqlReachedRank('m.status')}
   when m.status = 'failed' and m.error_code in (${UNKNOWN_OUTCOME_CODES.map(code => `'${code}'`).join(', ')}) then 0
   when m.status = 'failed' then 99 else 0 end)`)
 
@@ -89,7 +91,7 @@ export async function recordStatuses (tx: Executor, events: StatusEvent[], optio
       returning message_id, wamid, status, upstream_timestamp, error_code, error_text, pricing_category, payload -> 'pricing' as pricing
     ), best as (
       select k.message_id,
-        max(case k.status when 'sent' then 1 when 'delivered' then 2 when 'read' then 3 else 0 end) as rank,
+        max(case ${sql.raw(sqlReachedRank('k.status'))} else 0 end) as rank,
         bool_or(k.status = 'failed') as failed,
         (array_agg(k.error_code order by k.upstream_timestamp desc) filter (where k.status = 'failed'))[1] as fail_code,
         (array_agg(k.error_text order by k.upstream_timestamp desc) filter (where k.status = 'failed'))[1] as fail_text,
@@ -99,9 +101,9 @@ export async function recordStatuses (tx: Executor, events: StatusEvent[], optio
       from kept k where k.message_id is not null group by k.message_id
     ), decided as (
       select b.*, m.status as old_status, case
-          when b.rank >= 2 and b.rank > ${RANK} then (array['sent', 'delivered', 'read'])[b.rank]
+          when b.rank >= 2 and b.rank > ${RANK} then (array[${REACHED}])[b.rank]
           when b.failed and ${RANK} <= 1 then 'failed'
-          when b.rank > ${RANK} then (array['sent', 'delivered', 'read'])[b.rank]
+          when b.rank > ${RANK} then (array[${REACHED}])[b.rank]
         end as new_status
       -- the records through their primary key: as a plain join the planner reads the whole table
       -- once it is a few thousand rows (it estimates 100 rows of best whatever the batch)

@@ -41,7 +41,3 @@ export type UserStore = ReturnType<typeof userStore>
 export function normalizeEmail (email: string): string {
   return email.trim().toLowerCase()
 }
-
-export function publicUser (user: User) {
-  return { id: user.id, email: user.email, workspace_id: user.workspaceId }
-}

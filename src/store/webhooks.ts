@@ -148,21 +148,3 @@ export function webhookStore (db: Database) {
 }
 
 export type WebhookStore = ReturnType<typeof webhookStore>
-
-export function publicEndpoint (endpoint: WebhookEndpoint) {
-  return { id: endpoint.id, url: endpoint.url, events: endpoint.events, created_at: endpoint.createdAt.toISOString() }
-}
-
-export function publicDelivery (delivery: WebhookDelivery) {
-  return {
-    id: delivery.id,
-    endpoint_id: delivery.endpointId,
-    type: delivery.type,
-    webhook_id: delivery.webhookId,
-    status: delivery.status,
-    attempts: delivery.attempts,
-    last_response_status: delivery.lastResponseStatus,
-    next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
-    created_at: delivery.createdAt.toISOString()
-  }
-}

@@ -32,7 +32,3 @@ export function workspaceStore (db: Database, cache: ReadCache) {
 }
 
 export type WorkspaceStore = ReturnType<typeof workspaceStore>
-
-export function publicWorkspace (workspace: Workspace) {
-  return { id: workspace.id, name: workspace.name, plan: workspace.plan, created_at: workspace.createdAt.toISOString() }
-}

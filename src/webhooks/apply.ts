@@ -1,6 +1,7 @@
 import { TransactionRollbackError } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
 import type { AudienceEvent } from '../audience/effects.js'
+import { faultCode, isContentFault } from '../faults/classify.js'
 import { insertInbound, routeNumbers, type StoredInbound } from '../store/inbound.js'
 import { keepAside, type KeptAside } from '../store/kept-aside.js'
 import { recordStatuses, type StatusChange } from '../store/status-events.js'
@@ -8,7 +9,6 @@ import { applyTemplateEvent, type TemplateChange } from '../store/templates.js'
 import { linkUserIds } from '../store/user-ids.js'
 import type { Transaction } from '../work/runner.js'
 import { emptyParts, type DeliveryParts } from './delivery.js'
-import { databaseErrorCode, isTransientDatabaseError } from './database-errors.js'
 import { userIdChanges } from './user-id-changes.js'
 
 /** What a batch changed, known inside its transaction: what customer webhooks announce (see OnApplied). */
@@ -30,19 +30,20 @@ export interface ApplySummary { statuses: number, repeats: number, orphans: numb
 
 /**
  * Applies a batch's parts set-based (a few statements for the whole batch) inside a savepoint. If
- * a statement still fails on content the checks did not foresee, each event is tried alone in a
- * savepoint that is always rolled back: the ones that fail are kept aside, and the others are
+ * a statement still fails on content the checks did not foresee (isContentFault), each event is tried
+ * alone in a savepoint that is always rolled back: the ones that fail are kept aside, and the others are
  * applied together, as a batch is. Events applied one by one and kept would hold the usage counts
  * of the first (migration 0017) while locking the next one's record, the reverse of a send's
- * outcome (its records, then the counts): PostgreSQL ended one of the two as a deadlock.
+ * outcome (its records, then the counts): PostgreSQL ended one of the two as a deadlock. Any other
+ * failure (a blink, an unknown error) is no event's doing: it fails the batch, for the runner to retry.
  */
 export async function applyParts (tx: Transaction, parts: DeliveryParts, options: ApplyOptions): Promise<{ applied: AppliedChanges, summary: ApplySummary }> {
   const into: Into = { applied: emptyApplied(parts.audience), summary: emptySummary(), aside: parts.keptAside, lockRecords: options.lockRecords }
   try {
     await tx.transaction(async savepoint => await applyAll(savepoint, parts, into))
   } catch (error) {
-    if (isTransientDatabaseError(error)) throw error
-    options.log.warn({ code: databaseErrorCode(error), statuses: parts.statuses.length, inbound: parts.inbound.length }, 'webhook batch failed as a whole; trying its events one by one')
+    if (!isContentFault(error)) throw error
+    options.log.warn({ code: faultCode(error), statuses: parts.statuses.length, inbound: parts.inbound.length }, 'webhook batch failed as a whole; trying its events one by one')
     const passing: Single[] = []
     for (const single of oneByOne(parts)) {
       const code = await failureAlone(tx, single.parts, options.lockRecords)
@@ -68,8 +69,8 @@ async function failureAlone (tx: Transaction, parts: DeliveryParts, lockRecords:
     })
   } catch (error) {
     if (error instanceof TransactionRollbackError) return undefined
-    if (isTransientDatabaseError(error)) throw error
-    return databaseErrorCode(error)
+    if (!isContentFault(error)) throw error
+    return faultCode(error)
   }
 }
 
@@ -80,14 +81,14 @@ async function applyPassing (tx: Transaction, passing: Single[], into: Into): Pr
     await tx.transaction(async savepoint => await applyAll(savepoint, together, into))
     return
   } catch (error) {
-    if (isTransientDatabaseError(error)) throw error
+    if (!isContentFault(error)) throw error
   }
   for (const single of passing) {
     try {
       await tx.transaction(async savepoint => await applyAll(savepoint, single.parts, into))
     } catch (failure) {
-      if (isTransientDatabaseError(failure)) throw failure
-      into.aside.push({ ...single.aside, reason: `apply_failed_${databaseErrorCode(failure)}` })
+      if (!isContentFault(failure)) throw failure
+      into.aside.push({ ...single.aside, reason: `apply_failed_${faultCode(failure)}` })
     }
   }
 }

@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../db/client.js'
+import { faultCode } from '../faults/classify.js'
 import { createBatcher } from '../store/batcher.js'
 import { jobSql } from '../store/jobs.js'
 import type { KeptAside } from '../store/kept-aside.js'
 import type { Transaction, WorkRunner } from '../work/runner.js'
 import { applyParts, type AppliedChanges } from './apply.js'
-import { ApplyError } from './database-errors.js'
 import { emptyParts, readDelivery } from './delivery.js'
 
 export const INBOX_QUEUE = 'webhook-inbox'
@@ -84,6 +84,16 @@ export function createInbox (deps: InboxDeps): Inbox {
         await new Promise(resolve => setTimeout(resolve, POLL_MS / 2))
       }
     }
+  }
+}
+
+/** What a failed batch leaves as its job's last error and in the log: its fault's code, never a message (drizzle's carries the parameters). */
+class ApplyError extends Error {
+  readonly code: string
+  constructor (cause: unknown) {
+    const code = faultCode(cause)
+    super(`applying webhook deliveries failed (${code})`)
+    this.code = code
   }
 }
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, it } from 'vitest'
 import { rowsOf } from '../../db/client.js'
-import { emitEvents, ENDPOINT_IN_FLIGHT, OUTBOX_CONCURRENCY, outboxCommitted } from '../../src/events/outbox.js'
+import { emitEvents, ENDPOINT_IN_FLIGHT, OUTBOX_CONCURRENCY } from '../../src/events/outbox.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
 import { subscribe } from './helpers.js'
@@ -44,7 +44,7 @@ describe('outgoing webhooks: an endpoint that hangs does not hold up the others'
     await ctx.gateway.app.database.db.transaction(async tx => await emitEvents(tx, testEvents(slow.id, BACKLOG)))
     await ctx.gateway.app.database.db.transaction(async tx => await emitEvents(tx, testEvents(fast.id, 5)))
     const emittedAt = Date.now()
-    outboxCommitted()
+    ctx.gateway.app.outbox.committed()
 
     await waitFor(async () => healthy.received.length === 5, { what: 'the healthy endpoint\'s 5 events', timeoutMs: 8000 })
     // well before the hanging attempts time out (10 s)

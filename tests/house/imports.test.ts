@@ -8,9 +8,11 @@ const ENTRIES = ['src/**/*.{ts,mjs,js}', 'plugins/**/*.ts', 'routes/**/*.ts', 'd
 /**
  * What the store may stand on: the database, itself, and the rooms below it, which import nothing of
  * ours but db/ (src/resources: the API's shapes of a record; src/crypto: pure functions; the upstream's
- * types). Anything else is above the store: a store file reaching it closes a circle sooner or later.
+ * types; the cause walker and the database's part of the fault classification, so the store's batcher
+ * classifies as everything else does). Anything else is above the store: a store file reaching it
+ * closes a circle sooner or later.
  */
-const BELOW_THE_STORE = [/^db\//, /^src\/store\//, /^src\/resources\//, /^src\/crypto\//, /^src\/upstream\/types\.ts$/]
+const BELOW_THE_STORE = [/^db\//, /^src\/store\//, /^src\/resources\//, /^src\/crypto\//, /^src\/upstream\/types\.ts$/, /^src\/faults\/(causes|database)\.ts$/]
 
 describe('the house: imports', () => {
   let tree: DependencyTree

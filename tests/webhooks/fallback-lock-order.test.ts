@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { rowsOf } from '../../db/client.js'
 import { newId } from '../../src/store/ids.js'
 import { applyParts } from '../../src/webhooks/apply.js'
-import { databaseErrorCode } from '../../src/webhooks/database-errors.js'
+import { faultCode } from '../../src/faults/classify.js'
 import { emptyParts } from '../../src/webhooks/delivery.js'
 import { useTestRuntime } from '../helpers/runtime.js'
 
@@ -73,7 +73,7 @@ describe('webhooks: the inbox\'s fallback and sends\' outcomes take their locks 
       all.push(...ids)
       const [applied, sent] = await Promise.all([inbox(ids).then(() => [], (error: unknown) => [error]), sends(ids)])
       const outcomes = [...applied.map(reason => ({ status: 'rejected', reason })), ...sent]
-      for (const outcome of outcomes) if (outcome.status === 'rejected') failures.push(databaseErrorCode(outcome.reason))
+      for (const outcome of outcomes) if (outcome.status === 'rejected') failures.push(faultCode(outcome.reason))
     }
     expect(failures).toEqual([])
     // the statistics reach pg_stat_database within a second of the backend going idle

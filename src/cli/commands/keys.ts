@@ -1,7 +1,7 @@
 import { actors } from '../../access/audit.js'
 import { createKey, grantedScopes, KeyGrantError, revokeKey } from '../../access/keys.js'
 import type { Scope } from '../../access/scopes.js'
-import { publicKey } from '../../store/api-keys.js'
+import { publicKey } from '../../resources/api-key.js'
 import { CommandError, defineCommand } from '../command.js'
 import { list, optional, text, UsageError, type Flag } from '../flags.js'
 import { existingWorkspace } from './workspace.js'

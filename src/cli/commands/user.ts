@@ -1,5 +1,5 @@
 import { AccountError, createUser, isEmailAddress } from '../../dashboard/accounts.js'
-import { publicUser } from '../../store/users.js'
+import { publicUser } from '../../resources/user.js'
 import { CommandError, defineCommand } from '../command.js'
 import { text, UsageError, type Flag } from '../flags.js'
 

@@ -1,7 +1,7 @@
 import { DELIVERY_STATUSES } from '../../../db/schema.js'
 import { actors } from '../../access/audit.js'
 import { addEndpoint, ForbiddenTargetError, removeEndpoint } from '../../events/endpoints.js'
-import { publicDelivery, publicEndpoint } from '../../store/webhooks.js'
+import { publicDelivery, publicEndpoint } from '../../resources/webhook.js'
 import { CommandError, defineCommand } from '../command.js'
 import { oneOf, optional, text, UsageError } from '../flags.js'
 import { existingWorkspace } from './workspace.js'

@@ -1,7 +1,8 @@
 import { PLANS } from '../../../db/schema.js'
 import { actors, audit } from '../../access/audit.js'
 import type { Runtime } from '../../runtime.js'
-import { publicWorkspace, type Workspace } from '../../store/workspaces.js'
+import { publicWorkspace } from '../../resources/workspace.js'
+import type { Workspace } from '../../store/workspaces.js'
 import { CommandError, defineCommand } from '../command.js'
 import { oneOf, text } from '../flags.js'
 

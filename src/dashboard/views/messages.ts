@@ -1,4 +1,4 @@
-import { MESSAGE_STATUSES } from '../../../db/schema.js'
+import { MESSAGE_STATUSES } from '../../resources/message-status.js'
 import { flag, html, type SafeHtml } from '../html.js'
 import type { MessageRow } from '../message-rows.js'
 import { empty } from '../parts.js'

@@ -1,0 +1,7 @@
+import type { workspaces } from '../../db/schema.js'
+
+type Workspace = typeof workspaces.$inferSelect
+
+export function publicWorkspace (workspace: Workspace) {
+  return { id: workspace.id, name: workspace.name, plan: workspace.plan, created_at: workspace.createdAt.toISOString() }
+}

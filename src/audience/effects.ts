@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm'
 import { rowsOf } from '../../db/client.js'
-import { releaseTemplateHolds } from '../store/holds.js'
+import { releaseLimitHolds, releaseTemplateHolds } from '../store/holds.js'
 import { routeNumbers } from '../store/inbound.js'
 import type { Executor } from '../store/jobs.js'
 import { QUEUED_SENDS } from '../store/queued-sends.js'
+import { CAMPAIGN_SENDS } from '../store/campaigns.js'
 import { anyOf } from '../store/any-of.js'
 import type { StatusChange } from '../store/status-events.js'
 import type { StoredInbound } from '../store/inbound.js'
@@ -70,6 +71,8 @@ export async function applyAudienceIntake (tx: Executor, applied: AudienceIntake
     // the portfolio's numbers share one limit: every number of the WABA gets the tier
     await tx.execute(sql`update phone_numbers set messaging_limit_tier = ${event.tier}, updated_at = now()
       where connection_id in (select id from connections where waba_id = ${event.wabaId} and status = 'active')`)
+    // a higher tier frees slots: what the limit holds goes now, not at the next slot's 24 h end (a lower one re-holds them)
+    await releaseLimitHolds(tx, [QUEUED_SENDS, CAMPAIGN_SENDS], event.wabaId)
   }
   for (const template of applied.templates) {
     if (template.status === 'APPROVED') await releaseTemplateHolds(tx, QUEUED_SENDS, template.workspaceId, template.name, template.language)

@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest'
-import type { ConnectedWorkspace, TestGateway } from '../helpers/gateway.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.js'
+import { testConfig } from '../helpers/config.js'
+import { freePort, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
 import { api, messageOf, sendTo, sentTo, UTILITY, WABA } from './helpers.js'
@@ -34,5 +36,36 @@ describe('audience: held sends released when the tier rises', () => {
     const sent = await waitFor(async () => { const message = await messageOf(gateway, workspace, id); return isSent(message.status) ? message : undefined }, { timeoutMs: 5_000, what: 'the held send sent after the rise' })
     expect(sent.held_reason).toBeNull()
     expect(sentTo(gateway, '15558100002')).toBe(1)
+  })
+})
+
+/** The same with two processes on PostgreSQL: the webhook lands in one, the other drains the number. */
+describe.runIf(process.env.TEST_DATABASE_URL)('audience: held sends released when the tier rises, two processes (PostgreSQL)', () => {
+  const ctx = useGateway()
+  let other: Awaited<ReturnType<typeof buildApp>> | undefined
+  afterAll(async () => { await other?.close() })
+
+  it('the process that did not apply the webhook sends the held send soon after', async () => {
+    const { gateway, workspace } = ctx
+    await tierBecomes(gateway, workspace, '1', 1)
+    expect((await sendTo(gateway, workspace, '15558200001', UTILITY)).statusCode).toBe(200)
+    const port = await freePort()
+    other = await buildApp({ config: testConfig({ DATABASE_URL: gateway.database.url, PORT: String(port), GRAPH_API_URL: gateway.emulator.url, APP_SECRET: gateway.emulator.appSecret, TEMPLATE_SYNC_INTERVAL_MS: '0' }), logger: false })
+    await other.listen({ port, host: '127.0.0.1' })
+    const queued = await other.inject({ method: 'POST', url: '/api/messages.php', headers: { authorization: workspace.authorization, 'content-type': 'application/json', prefer: 'respond-async' }, payload: JSON.stringify({ to: '15558200002', ...UTILITY }) })
+    expect(queued.statusCode).toBe(202)
+    const id = queued.json().id as string
+    await waitFor(async () => (await messageOf(gateway, workspace, id)).held_reason === 'messaging_limit', { timeoutMs: 15_000, what: 'held by the limit' })
+
+    // the webhook goes to the first process; it stops at once, so the other is left to drain the number
+    await tierBecomes(gateway, workspace, 'TIER_250', 250)
+    await gateway.app.close()
+    const sent = await waitFor(async () => {
+      const response = await other!.inject({ url: `/api/messages.php?id=${id}`, headers: { authorization: workspace.authorization } })
+      const message = response.json().message as Record<string, unknown>
+      return isSent(message.status) ? message : undefined
+    }, { timeoutMs: 5_000, what: 'the held send sent after the rise' })
+    expect(sent.held_reason).toBeNull()
+    expect(sentTo(gateway, '15558200002')).toBe(1)
   })
 })

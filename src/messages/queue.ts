@@ -41,7 +41,7 @@ export interface QueueDeps {
   queuedSends: QueuedSendStore
   drainers: QueueDrainerStore
   messages: MessageStore
-  connections: Pick<ConnectionStore, 'active' | 'activeNumber'>
+  connections: Pick<ConnectionStore, 'active' | 'activeNumber' | 'numbersOf'>
   dispatch: Dispatch
   /** the audience rules (CONTRACT.md 14): a queued send may be held, or refused, before it goes */
   decide: Decide
@@ -149,7 +149,14 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
       await deps.messages.markFailed(record.id, { errorCode: 'no_active_connection', errorText: 'Not sent: the sending number is no longer connected', attempts: 0 })
       return 'done'
     }
-    const verdict = await deps.decide(sendOfRecord(record, active), 'send')
+    let verdict = await deps.decide(sendOfRecord(record, active), 'send')
+    if (verdict.go === 'hold' && verdict.reason === 'messaging_limit') {
+      // decided on the tiers as cached (under a second old): a rise that released this send may not
+      // have reached the cache yet, so a hold by the limit reads them afresh (holds are rare)
+      const numbers = await deps.connections.numbersOf(active.connection.id)
+      const tiers = (of: Array<{ messagingLimitTier: string | null }>) => of.map(candidate => candidate.messagingLimitTier).join()
+      if (tiers(numbers) !== tiers(active.numbers)) verdict = await deps.decide(sendOfRecord(record, { ...active, numbers }), 'send')
+    }
     if (verdict.go === 'refuse') {
       const errorCode = verdict.error.code === 'recipient_opted_out' ? 'opted_out' : verdict.error.code
       await deps.messages.markFailed(record.id, { errorCode, errorText: `Not sent: ${verdict.error.message}`, attempts: 0 })

@@ -63,11 +63,12 @@ export async function releaseLimitHolds (executor: Executor, queues: readonly st
       select pn.workspace_id, pn.phone_number_id from phone_numbers pn join connections c on c.id = pn.connection_id
       where c.waba_id = ${wabaId} and c.status = 'active'),
     held as (
-      select convert_to(m.id, 'UTF8') as payload from messages m join numbers n on n.workspace_id = m.workspace_id and n.phone_number_id = m.phone_number_id
-      where m.status = 'queued' and m.held_reason = 'messaging_limit' order by m.created_at limit ${count ?? null}::integer)
-    update jobs set run_at = now()
-    where queue = ${anyOf([...queues])} and group_key in (select phone_number_id from numbers) and status = 'ready' and run_at > now()
-      and payload in (select payload from held)
+      select j.id from jobs j join numbers n on j.group_key = n.phone_number_id
+        join messages m on m.id = convert_from(j.payload, 'UTF8') and m.workspace_id = n.workspace_id
+      where j.queue = ${anyOf([...queues])} and j.status = 'ready' and j.run_at > now()
+        and m.status = 'queued' and m.held_reason = 'messaging_limit'
+      order by m.created_at limit ${count ?? null}::integer)
+    update jobs set run_at = now() where id in (select id from held)
     returning id`)
   return rowsOf(result).length
 }

@@ -44,9 +44,13 @@ export default fp(async function audience (app) {
     return await app.templates.byName(connection.workspaceId, name)
   }
   const giveBack: GiveBack = async slot => {
-    await app.messagingLimit.giveBack(slot).catch(error => {
+    try {
+      await app.messagingLimit.giveBack(slot)
+      // the slot is free again: the oldest send the limit holds may take it now
+      await app.holds.releaseLimit(slot.wabaId, 1)
+    } catch (error) {
       app.log.warn({ err: (error as Error).message }, 'could not give back the messaging-limit slot of a send that did not go out')
-    })
+    }
   }
   app.decorate('audience', { decide, templatesNamed, giveBack })
 

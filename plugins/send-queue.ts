@@ -1,7 +1,10 @@
 import fp from 'fastify-plugin'
 import { serviceUnavailable } from '../src/errors.js'
 import { createCampaignLane } from '../src/campaigns/lane.js'
+import { faultCode } from '../src/faults/classify.js'
+import { untilItLands } from '../src/faults/retry.js'
 import { createSendQueue } from '../src/messages/queue.js'
+import { dispatcherStore } from '../src/store/dispatchers.js'
 import type { KeyToTake, MessageRecord, PendingMessage } from '../src/store/messages.js'
 
 declare module 'fastify' {
@@ -19,6 +22,8 @@ declare module 'fastify' {
 // The workspace's queued count is read at most this often; hand-overs in this process are added in between.
 const COUNT_TTL_MS = 1000
 const POLL_MS = 250
+// a confirmation is retried for as long as the database may be away: until it lands no other process sends the record
+const CONFIRM_WITHIN_MS = 24 * 60 * 60_000
 
 /** Hand-over (with ASYNC_QUEUE_LIMIT) and the drain of queued sends through app.dispatch. */
 export default fp(async function sendQueue (app) {
@@ -33,7 +38,7 @@ export default fp(async function sendQueue (app) {
     decide: app.audience.decide,
     holds: app.holds,
     worker: app.dispatcherId,
-    withdrawing: recordId => app.withdrawals.has(recordId),
+    dispatchers: dispatcherStore(app.database.db, app.outbox),
     log: app.log,
     leaseMs: config.DISPATCHER_LEASE_MS,
     maxAgeMs: config.QUEUE_MAX_AGE_MS,
@@ -53,6 +58,21 @@ export default fp(async function sendQueue (app) {
     return fresh
   }
 
+  /**
+   * The hand-over committed (its reply came): the record may now be sent by any process. Confirmed
+   * before the 202, so that a process gone in between answered none and its record is withdrawn
+   * (queue.ts). A confirmation that fails is retried in the background: the 202 stays true.
+   */
+  async function confirm (id: string): Promise<void> {
+    try {
+      await app.queuedSends.confirm(id, app.dispatcherId)
+    } catch (error) {
+      app.log.warn({ messageId: id, code: faultCode(error) }, 'could not confirm a queued hand-over; retrying until the database answers')
+      untilItLands(async () => { await app.queuedSends.confirm(id, app.dispatcherId) }, CONFIRM_WITHIN_MS)
+        .catch(() => { app.log.error({ messageId: id }, 'could not confirm a queued hand-over; it is withdrawn once this process is gone') })
+    }
+  }
+
   app.decorate('sendQueue', {
     async handOver (message, take) {
       const known = await queuedCount(message.workspaceId)
@@ -60,8 +80,9 @@ export default fp(async function sendQueue (app) {
         throw serviceUnavailable('queue_full', `The workspace has ${known.count} queued messages, the most it may have (ASYNC_QUEUE_LIMIT); nothing was queued`)
       }
       known.count += 1
-      const record = await app.queuedSends.handOver(message, take)
+      const record = await app.queuedSends.handOver(message, app.dispatcherId, take)
       if (!record) { known.count -= 1; return null }
+      await confirm(record.id)
       queue.wake()
       return record
     },

@@ -1,15 +1,17 @@
 import { sql } from 'drizzle-orm'
 import { rowsOf } from '../../db/client.js'
-import { releaseTemplateHolds } from '../store/holds.js'
+import { releaseLimitHolds, releaseTemplateHolds } from '../store/holds.js'
 import { routeNumbers } from '../store/inbound.js'
 import type { Executor } from '../store/jobs.js'
 import { QUEUED_SENDS } from '../store/queued-sends.js'
+import { CAMPAIGN_SENDS } from '../store/campaigns.js'
 import { anyOf } from '../store/any-of.js'
 import type { StatusChange } from '../store/status-events.js'
 import type { StoredInbound } from '../store/inbound.js'
 import type { TemplateChange } from '../store/templates.js'
 import { coolDown, suppress, unsuppress } from '../store/suppressions.js'
 import { DAY_MS } from '../store/messaging-limit.js'
+import { CACHE_CHANNEL } from '../store/read-cache.js'
 
 /** Audience events of a webhook delivery (upstream-facts.md 4.8, 4.9), read by src/webhooks/delivery.ts. */
 export type AudienceEvent =
@@ -70,6 +72,11 @@ export async function applyAudienceIntake (tx: Executor, applied: AudienceIntake
     // the portfolio's numbers share one limit: every number of the WABA gets the tier
     await tx.execute(sql`update phone_numbers set messaging_limit_tier = ${event.tier}, updated_at = now()
       where connection_id in (select id from connections where waba_id = ${event.wabaId} and status = 'active')`)
+    // the numbers are cached (src/store/read-cache.ts): every process drops them as this commits, so
+    // that the held sends released here are decided again with the new tier, not the one cached
+    await tx.execute(sql`select pg_notify(${CACHE_CHANNEL}, '')`)
+    // a higher tier frees slots: what the limit holds goes now, not at the next slot's 24 h end (a lower one re-holds them)
+    await releaseLimitHolds(tx, [QUEUED_SENDS, CAMPAIGN_SENDS], event.wabaId)
   }
   for (const template of applied.templates) {
     if (template.status === 'APPROVED') await releaseTemplateHolds(tx, QUEUED_SENDS, template.workspaceId, template.name, template.language)

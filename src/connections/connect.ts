@@ -7,7 +7,7 @@ import type { UpstreamClient } from '../upstream/client.js'
 
 /** What connecting needs; the Fastify app and the CLI's runtime both provide it. */
 export interface ConnectDeps {
-  stores: Pick<Stores, 'workspaces' | 'connections' | 'templates'>
+  stores: Pick<Stores, 'workspaces' | 'connections' | 'templates' | 'holds'>
   cipher: TokenCipher
   upstream: UpstreamClient
   /** PUBLIC_URL/webhooks/whatsapp */

@@ -1,17 +1,25 @@
+import { limitOfNumbers } from '../audience/tiers.js'
 import type { ConnectDeps } from './connect.js'
 import { syncTemplates } from './connect.js'
 
 type RefreshDeps = Pick<ConnectDeps, 'stores' | 'cipher' | 'upstream'>
 
-/** Re-reads quality, throughput level and messaging tier of every number of the WABA's active connections. */
+/**
+ * Re-reads quality, throughput level and messaging tier of every number of the WABA's active
+ * connections. A higher limit frees slots: the sends it held go now (CONTRACT.md 14).
+ */
 export async function refreshNumbers (deps: RefreshDeps, wabaId: string): Promise<number> {
   let refreshed = 0
   for (const connection of await deps.stores.connections.activeByWaba(wabaId)) {
     const token = deps.cipher.decrypt(connection.accessToken)
-    for (const number of await deps.stores.connections.numbersOf(connection.id)) {
+    const numbers = await deps.stores.connections.numbersOf(connection.id)
+    for (const number of numbers) {
       await deps.stores.connections.updateNumber(number.id, await deps.upstream.getPhoneNumber(number.phoneNumberId, token))
       refreshed++
     }
+    const before = limitOfNumbers(numbers.map(number => number.messagingLimitTier))
+    const after = limitOfNumbers((await deps.stores.connections.numbersOf(connection.id)).map(number => number.messagingLimitTier))
+    if (before !== null && (after === null || after > before)) await deps.stores.holds.releaseLimit(wabaId)
   }
   return refreshed
 }

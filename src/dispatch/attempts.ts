@@ -42,7 +42,7 @@ export async function attemptUntilDone (plan: AttemptPlan): Promise<Outcome> {
   let lastError: unknown
   let claimed = plan.claim === undefined
   let faults = 0
-  // calls the upstream refused for the number's throughput (a campaign's: they spend no attempt)
+  // calls the upstream refused for the number's throughput (a queued send's: they spend no attempt)
   let throttled = 0
   for (;;) {
     let permit: Permit
@@ -65,9 +65,10 @@ export async function attemptUntilDone (plan: AttemptPlan): Promise<Outcome> {
     } catch (error) {
       lastError = error
     }
-    // A campaign message the upstream refused for its number's throughput was not sent (130429): it
-    // spends no attempt and goes again at a later slot, until its deadline (CONTRACT.md 15).
-    if (plan.lane === 'campaign' && isThroughputRefusal(lastError)) {
+    // A queued send (ordinary or a campaign's) the upstream refused for its number's throughput was
+    // not sent (130429): it spends no attempt and goes again at a later slot, until its deadline
+    // (CONTRACT.md 9, 15). A synchronous send keeps its attempts: its client is waiting.
+    if (plan.lane !== undefined && plan.lane !== 'live' && isThroughputRefusal(lastError)) {
       throttled += 1
       const delay = throttledDelay(lastError, throttled)
       if (Date.now() + delay >= plan.deadline) return { ok: false, error: lastError, attempts }

@@ -11,11 +11,10 @@ export interface Withdrawals {
    * after the commit): the caller answers 503 "nothing was sent", so the record, if it exists, is
    * withdrawn (ended failed `database_unavailable`, never sent) in the background until that lands.
    * Without it a queued record whose commit's reply was lost would be sent, and the client's
-   * retry of the 503 sent again (CONTRACT.md 12: a 5xx says truly that nothing was sent).
+   * retry of the 503 sent again (CONTRACT.md 12: a 5xx says truly that nothing was sent). Until
+   * the withdrawal lands no process sends such a record: it was never confirmed (queued-sends.ts).
    */
   createOrWithdraw<T> (recordId: string, create: () => Promise<T>): Promise<T>
-  /** whether this process is withdrawing the record: a drain in this process must not claim it meanwhile */
-  has (recordId: string): boolean
   /** the records being withdrawn: the sweeper leaves them be */
   pending (): string[]
   /** Waits for the withdrawals under way within the time given, then stops retrying them. */
@@ -50,7 +49,6 @@ export function createWithdrawals (deps: { withdraw (recordId: string): Promise<
         throw error
       }
     },
-    has: recordId => underWay.has(recordId),
     pending: () => [...underWay.keys()],
     settle: async withinMs => { await waits.settle(underWay.values(), withinMs) }
   }

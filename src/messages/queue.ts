@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../db/client.js'
 import { sendOfRecord, type Decide } from '../audience/decide.js'
@@ -8,6 +9,7 @@ import { faultCode } from '../faults/classify.js'
 import { faultLog } from '../faults/fault-log.js'
 import { throughputOf, windowFor } from '../pacer/throughput.js'
 import type { ConnectionStore } from '../store/connections.js'
+import type { DispatcherStore } from '../store/dispatchers.js'
 import { jobSql, type Job } from '../store/jobs.js'
 import type { MessageRecord, MessageStore } from '../store/messages.js'
 import type { QueueDrainerStore } from '../store/queue-drainers.js'
@@ -26,6 +28,11 @@ export interface CampaignDispatch extends CampaignFeed {
   waitingForLimit (record: MessageRecord, waiting: boolean): Promise<void>
 }
 
+// A hand-over not yet confirmed by its live creator is waited for this long, looked at this often (a
+// confirmation is one round trip after the commit); longer, its creator is likely withdrawing it.
+const CONFIRM_WAIT_MS = 2000
+const CONFIRM_POLL_MS = 50
+
 // A campaign message never expires while it waits (CONTRACT.md 15): its pacing deadline is only a bound on one wait.
 const CAMPAIGN_WAIT_MS = 24 * 60 * 60_000
 
@@ -34,7 +41,7 @@ export interface QueueDeps {
   queuedSends: QueuedSendStore
   drainers: QueueDrainerStore
   messages: MessageStore
-  connections: Pick<ConnectionStore, 'active' | 'activeNumber'>
+  connections: Pick<ConnectionStore, 'active' | 'activeNumber' | 'numbersOf'>
   dispatch: Dispatch
   /** the audience rules (CONTRACT.md 14): a queued send may be held, or refused, before it goes */
   decide: Decide
@@ -47,8 +54,8 @@ export interface QueueDeps {
   maxAgeMs: number
   throughputMps?: number
   pollMs: number
-  /** a record whose creation this process is withdrawing (src/dispatch/withdrawals.ts): never claimed */
-  withdrawing?: (recordId: string) => boolean
+  /** whether a process is alive (its dispatcher lease): the creator of a hand-over not yet confirmed */
+  dispatchers: Pick<DispatcherStore, 'alive'>
   /** the embedded database: no other process can be draining */
   singleProcess: boolean
   campaigns?: CampaignDispatch
@@ -125,6 +132,11 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
   async function sendOne (job: Job, record: MessageRecord | undefined): Promise<SendOutcome> {
     // Taken over from a process that died, or cancelled: a record that left `queued` is never sent again.
     if (!record || record.status !== 'queued') return 'done'
+    if (record.dispatcherId !== null) {
+      const confirmed = await untilConfirmed(record)
+      if ('outcome' in confirmed) return confirmed.outcome
+      record = confirmed.record
+    }
     const campaigns = record.campaignId === null ? undefined : deps.campaigns
     const expiresAt = campaigns ? Date.now() + CAMPAIGN_WAIT_MS : expiryOf(record, deps.maxAgeMs)
     if (!campaigns && Date.now() >= expiresAt) {
@@ -137,7 +149,14 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
       await deps.messages.markFailed(record.id, { errorCode: 'no_active_connection', errorText: 'Not sent: the sending number is no longer connected', attempts: 0 })
       return 'done'
     }
-    const verdict = await deps.decide(sendOfRecord(record, active), 'send')
+    let verdict = await deps.decide(sendOfRecord(record, active), 'send')
+    if (verdict.go === 'hold' && verdict.reason === 'messaging_limit') {
+      // decided on the tiers as cached (under a second old): a rise that released this send may not
+      // have reached the cache yet, so a hold by the limit reads them afresh (holds are rare)
+      const numbers = await deps.connections.numbersOf(active.connection.id)
+      const tiers = (of: Array<{ messagingLimitTier: string | null }>) => of.map(candidate => candidate.messagingLimitTier).join()
+      if (tiers(numbers) !== tiers(active.numbers)) verdict = await deps.decide(sendOfRecord(record, { ...active, numbers }), 'send')
+    }
     if (verdict.go === 'refuse') {
       const errorCode = verdict.error.code === 'recipient_opted_out' ? 'opted_out' : verdict.error.code
       await deps.messages.markFailed(record.id, { errorCode, errorText: `Not sent: ${verdict.error.message}`, attempts: 0 })
@@ -162,13 +181,35 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
         slot: verdict.slot,
         queued: campaigns
           ? { claim: async () => await campaigns.claim(record.id, deps.worker), lane: 'campaign' }
-          : { claim: async () => deps.withdrawing?.(record.id) !== true && await deps.queuedSends.markSending(record.id, deps.worker, claimedAt ??= new Date()) }
+          : { claim: async () => await deps.queuedSends.markSending(record.id, deps.worker, claimedAt ??= new Date()) }
       })
     } catch (error) {
       if (error instanceof QueuedSendLeft) return error.reason === 'requeue' ? 'requeue' : 'done'
       // otherwise the dispatcher has recorded the failure
     }
     return 'done'
+  }
+
+  /**
+   * A hand-over its creator has not confirmed (queued-sends.ts): its 202 not yet answered, or its
+   * 503 answered and its withdrawal not yet landed. Waited for in the recipient's line (so that
+   * what follows it keeps arrival order) while the creator lives, for a moment, then looked at
+   * again later; a creator gone without confirming it answered no 202 (it confirms first;
+   * docs/decisions/035-queue-withdrawals.md), so it is withdrawn.
+   */
+  async function untilConfirmed (record: MessageRecord): Promise<{ record: MessageRecord } | { outcome: SendOutcome }> {
+    const until = Date.now() + CONFIRM_WAIT_MS
+    for (let current: MessageRecord | undefined = record; ; [current] = await deps.queuedSends.byIds([record.id])) {
+      if (!current || current.status !== 'queued') return { outcome: 'done' }
+      const creator = current.dispatcherId
+      if (creator === null) return { record: current }
+      if (creator !== deps.worker && (deps.singleProcess || !await deps.dispatchers.alive(creator))) {
+        await deps.messages.withdraw(record.id)
+        return { outcome: 'done' }
+      }
+      if (Date.now() >= until) return { outcome: { later: new Date(Date.now() + CONFIRM_WAIT_MS) } }
+      await sleep(CONFIRM_POLL_MS)
+    }
   }
 
   return {

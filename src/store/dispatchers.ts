@@ -38,6 +38,12 @@ export function dispatcherStore (db: Database, outbox: OutboxBell) {
         .onConflictDoUpdate({ target: dispatchers.id, set: { leaseExpiresAt: leaseEnd(leaseMs) } })
     },
 
+    /** Whether the process holds an unexpired lease: it is alive, or died less than a lease ago. */
+    async alive (id: string): Promise<boolean> {
+      const [row] = await db.select({ id: dispatchers.id }).from(dispatchers).where(and(eq(dispatchers.id, id), sql`${dispatchers.leaseExpiresAt} > now()`))
+      return row !== undefined
+    },
+
     async remove (id: string): Promise<void> {
       await db.delete(dispatchers).where(eq(dispatchers.id, id))
     },

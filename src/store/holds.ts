@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import type { HoldReason } from '../../db/schema.js'
+import { anyOf } from './any-of.js'
 import type { Executor } from './jobs.js'
 
 /**
@@ -20,8 +21,13 @@ const HELD_TIME_SO_FAR = sql.raw(HELD_TIME_SO_FAR_SQL)
  * Held queued sends: a record stays `queued` with a `held_reason` (the API shows it as `held`),
  * its job waits until the reason may have cleared (src/messages/queue.ts).
  */
-export function holdStore (db: Database) {
+export function holdStore (db: Database, sendQueues: readonly string[]) {
   return {
+    /** Slots freed for the WABA outside a transaction (a slot given back, a node read with a higher tier): see releaseLimitHolds. */
+    async releaseLimit (wabaId: string, count?: number): Promise<number> {
+      return await releaseLimitHolds(db, sendQueues, wabaId, count)
+    },
+
     /** The record waits for `reason`; false when it is no longer queued. */
     async hold (id: string, reason: HoldReason): Promise<boolean> {
       const result = await db.execute(sql`update messages set held_ms = held_ms + ${HELD_TIME_SO_FAR}, held_since = now(), held_reason = ${reason}, updated_at = now()
@@ -41,6 +47,28 @@ export async function releaseTemplateHolds (tx: Executor, queue: string, workspa
       select convert_to(m.id, 'UTF8') from messages m
       where m.workspace_id = ${workspaceId} and m.status = 'queued' and m.held_reason = 'template_paused'
         and m.payload #>> '{template,name}' = ${name} and replace(m.payload #>> '{template,language,code}', '-', '_') = replace(${language}, '-', '_')))
+    returning id`)
+  return rowsOf(result).length
+}
+
+
+/**
+ * Slots freed for the WABA (a higher tier, a slot given back): the queued sends the messaging limit
+ * holds are looked at now rather than at the next slot's 24 h end (CONTRACT.md 14: "goes when a
+ * slot frees"). The oldest `count` of them (a slot given back frees one), or all (a tier's rise).
+ * Those that still find no slot are held again. In the caller's transaction when it has one.
+ */
+export async function releaseLimitHolds (executor: Executor, queues: readonly string[], wabaId: string, count?: number): Promise<number> {
+  const result = await executor.execute(sql`with numbers as (
+      select pn.workspace_id, pn.phone_number_id from phone_numbers pn join connections c on c.id = pn.connection_id
+      where c.waba_id = ${wabaId} and c.status = 'active'),
+    held as (
+      select j.id from jobs j join numbers n on j.group_key = n.phone_number_id
+        join messages m on m.id = convert_from(j.payload, 'UTF8') and m.workspace_id = n.workspace_id
+      where j.queue = ${anyOf([...queues])} and j.status = 'ready' and j.run_at > now()
+        and m.status = 'queued' and m.held_reason = 'messaging_limit'
+      order by m.created_at limit ${count ?? null}::integer)
+    update jobs set run_at = now() where id in (select id from held)
     returning id`)
   return rowsOf(result).length
 }

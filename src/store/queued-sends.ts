@@ -17,12 +17,12 @@ const MAX_BATCH = 100
 
 /** The records of queued sends (CONTRACT.md 9): queued → sending → sent | failed. */
 export function queuedSendStore (db: Database, outbox: OutboxBell) {
-  // Concurrent hand-overs share one transaction: the records and their jobs commit together or not at all.
   // Concurrent hand-overs share one transaction: the records, their keys, their jobs and their
   // message.queued events commit together or not at all. A record whose key another holds is not written (null).
-  const handOver = createBatcher(async (batch: Array<PendingMessage & { take?: KeyToTake }>): Promise<Array<MessageRecord | null>> => {
+  // Each record names its creator until the creator confirms it (see confirm).
+  const handOver = createBatcher(async (batch: Array<PendingMessage & { take?: KeyToTake, creator: string }>): Promise<Array<MessageRecord | null>> => {
     const byId = await db.transaction(async tx => {
-      const written = await insertWithKeys(tx, batch.map(message => ({ ...message, dispatcherId: null })), 'queued')
+      const written = await insertWithKeys(tx, batch.map(({ creator, ...message }) => ({ ...message, dispatcherId: creator })), 'queued')
       const records = [...written.values()]
       await jobSql.enqueue(tx, records.map(record => ({ queue: QUEUED_SENDS, groupKey: record.phoneNumberId, payload: record.id })))
       await emitEvents(tx, records.map(messageEvent).filter(event => event !== undefined))
@@ -40,21 +40,42 @@ export function queuedSendStore (db: Database, outbox: OutboxBell) {
     const rows = rowsOf<{ id: string }>(await db.execute(sql`update messages m set status = 'sending', dispatcher_id = v."dispatcherId", sending_at = v.at, updated_at = v.at,
         held_ms = m.held_ms + ${sql.raw(HELD_TIME_SO_FAR_SQL)}, held_reason = null, held_since = null
       from json_to_recordset(${JSON.stringify(batch)}::json) as v(id text, "dispatcherId" text, at timestamptz)
-      where m.id = v.id and (m.status = 'queued' or (m.status = 'sending' and m.dispatcher_id = v."dispatcherId" and m.sending_at = v.at))
+      where m.id = v.id and ((m.status = 'queued' and m.dispatcher_id is null) or (m.status = 'sending' and m.dispatcher_id = v."dispatcherId" and m.sending_at = v.at))
       returning m.id`))
     const taken = new Set(rows.map(row => row.id))
     return batch.map(item => taken.has(item.id))
   }, { maxBatch: MAX_BATCH })
 
+  const confirm = createBatcher(async (batch: Array<{ id: string, creator: string }>) => {
+    await db.execute(sql`update messages m set dispatcher_id = null
+      from json_to_recordset(${JSON.stringify(batch)}::json) as v(id text, creator text)
+      where m.id = v.id and m.status = 'queued' and m.dispatcher_id = v.creator`)
+    return batch.map(() => undefined)
+  }, { maxBatch: MAX_BATCH })
+
   return {
-    /** Stores a send as `queued` with the job that will dispatch it, taking its Idempotency-Key if it has one (null: another record holds it). */
-    async handOver (message: PendingMessage, take?: KeyToTake): Promise<MessageRecord | null> {
-      return await handOver({ ...message, take })
+    /**
+     * Stores a send as `queued` with the job that will dispatch it, taking its Idempotency-Key if it
+     * has one (null: another record holds it). The record names its `creator` (dispatcher_id) until
+     * confirmed: nobody sends it before.
+     */
+    async handOver (message: PendingMessage, creator: string, take?: KeyToTake): Promise<MessageRecord | null> {
+      return await handOver({ ...message, take, creator })
+    },
+
+    /**
+     * The creator heard its hand-over commit: the record may be sent. A hand-over whose commit's reply
+     * was lost is never confirmed, so no process can send it while its creator withdraws it (or after
+     * the creator is gone): the database, not one process's memory, says so (CONTRACT.md 12).
+     */
+    async confirm (id: string, creator: string): Promise<void> {
+      await confirm({ id, creator })
     },
 
     /**
      * The record moves to `sending` under this process, marked `at`; false when it is no longer
-     * queued (cancelled, expired, withdrawn), unless it is this very claim's (same process, same mark).
+     * queued (cancelled, expired, withdrawn) or not yet confirmed, unless it is this very claim's
+     * (same process, same mark).
      */
     async markSending (id: string, dispatcherId: string, at: Date = new Date()): Promise<boolean> {
       return await markSending({ id, dispatcherId, at })

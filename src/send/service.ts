@@ -76,11 +76,10 @@ export function createSendService (deps: SendDeps) {
     if (answer.go === 'refuse' || (answer.go === 'hold' && stage !== 'hand-over')) throw answer.error
     const reservation = answer.go === 'send' ? answer.reservation : undefined
     const first = { ...pendingMessage(message, { id: request.apiKeyId ?? '', workspaceId }, sender, request.body.client_reference), apiKeyId: request.apiKeyId }
-    const print = fingerprint(first)
-    const key = request.idempotency && { key: request.idempotency.key, fingerprint: print, ttlMs: deps.idempotencyTtlMs }
+    const key = request.idempotency && { key: request.idempotency.key, fingerprint: fingerprint(first), ttlMs: deps.idempotencyTtlMs }
     const steps = async () => {
-      const { pending, mediaId } = await uploaded(request, first, print)
-      return request.queued ? { mediaId, record: await handOver(request, pending, key, print) } : { mediaId, ...await written(request, pending, key, print, reservation) }
+      const { pending, mediaId } = await uploaded(request, first, key)
+      return { mediaId, record: request.queued ? await handOver(request, pending, key) : await written(request, pending, key, reservation) }
     }
     const { record, mediaId } = reservation ? await reservation.until(steps) : await steps()
     if (request.queued) return { status: 'queued', record, mediaId }
@@ -94,29 +93,29 @@ export function createSendService (deps: SendDeps) {
   }
 
   /** A one-call send's file, uploaded unless its key is held already (then nothing is uploaded). */
-  async function uploaded (request: SendRequest, pending: PendingMessage, print: string): Promise<{ pending: PendingMessage, mediaId?: string }> {
+  async function uploaded (request: SendRequest, pending: PendingMessage, key: KeyToTake | undefined): Promise<{ pending: PendingMessage, mediaId?: string }> {
     if (!request.file) return { pending }
-    if (request.idempotency && await deps.keys.held(request.workspaceId, request.idempotency.key)) throw new KeyHeld(print)
+    if (key && await deps.keys.held(request.workspaceId, key.key)) throw new KeyHeld(key.fingerprint)
     return await deps.upload(request, pending, request.file)
   }
 
   // a write whose outcome is unknown (the database blinked) is withdrawn: the 503 then tells the truth
-  async function handOver (request: SendRequest, pending: PendingMessage, key: KeyToTake | undefined, print: string): Promise<MessageRecord> {
-    const record = await deps.withdrawals.createOrWithdraw(pending.id, async () => await deps.handOver(pending, key))
-    return keyTaken(request, record, print)
+  async function handOver (request: SendRequest, pending: PendingMessage, key: KeyToTake | undefined): Promise<MessageRecord> {
+    return recorded(request, await deps.withdrawals.createOrWithdraw(pending.id, async () => await deps.handOver(pending, key)), key)
   }
 
   /** The record of a send made now: the claim's slot taken in its statement, or the key (the slot was taken by the verdict). */
-  async function written (request: SendRequest, pending: PendingMessage, key: KeyToTake | undefined, print: string, reservation: Reservation | undefined): Promise<{ record: MessageRecord }> {
+  async function written (request: SendRequest, pending: PendingMessage, key: KeyToTake | undefined, reservation: Reservation | undefined): Promise<MessageRecord> {
     const claim = reservation?.claim
     const created = await deps.withdrawals.createOrWithdraw(pending.id, async () => await deps.messages.create({ ...pending, dispatcherId: deps.dispatcherId }, key ? { key } : { claim }))
       .catch((error: unknown) => { throw error instanceof SlotRefused && claim ? claimRefused(claim, error.nextSlotAt) : error })
     if (claim && created) reservation?.took(created.slot)
-    return { record: keyTaken(request, created?.record ?? null, print) }
+    return recorded(request, created?.record ?? null, key)
   }
 
-  function keyTaken (request: SendRequest, record: MessageRecord | null, print: string): MessageRecord {
-    if (!record) throw new KeyHeld(print)
+  /** The record written; none: its key is held by another record, and the request is answered from it. */
+  function recorded (request: SendRequest, record: MessageRecord | null, key: KeyToTake | undefined): MessageRecord {
+    if (!record) throw new KeyHeld(key?.fingerprint ?? '')
     if (request.idempotency) request.idempotency.messageId = record.id
     return record
   }

@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin'
 import { createDecide, type Decide } from '../src/audience/decide.js'
-import type { GiveBack } from '../src/audience/slots.js'
 import { syncTemplates } from '../src/connections/connect.js'
 import { refreshNumbers } from '../src/connections/refresh.js'
 import type { Connection } from '../src/store/connections.js'
@@ -14,8 +13,6 @@ declare module 'fastify' {
       decide: Decide
       /** The workspace's templates of a name; an unknown name re-syncs the catalog first (at most once a minute per WABA). */
       templatesNamed (connection: Connection, name: string): Promise<Template[]>
-      /** A messaging-limit slot whose send never went out frees again (best effort: logged when it cannot). */
-      giveBack: GiveBack
     }
   }
 }
@@ -43,16 +40,7 @@ export default fp(async function audience (app) {
     }
     return await app.templates.byName(connection.workspaceId, name)
   }
-  const giveBack: GiveBack = async slot => {
-    try {
-      await app.messagingLimit.giveBack(slot)
-      // the slot is free again: the oldest send the limit holds may take it now
-      await app.holds.releaseLimit(slot.wabaId, 1)
-    } catch (error) {
-      app.log.warn({ err: (error as Error).message }, 'could not give back the messaging-limit slot of a send that did not go out')
-    }
-  }
-  app.decorate('audience', { decide, templatesNamed, giveBack })
+  app.decorate('audience', { decide, templatesNamed })
 
   const interval = app.config.NUMBER_REFRESH_INTERVAL_MS
   if (interval === 0) return

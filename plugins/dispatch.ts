@@ -16,7 +16,7 @@ declare module 'fastify' {
     dispatch: Dispatch
     /** this process in the `dispatchers` table: the `dispatcherId` of the records it creates */
     dispatcherId: string
-    /** a send's record write whose outcome is unknown is withdrawn (src/dispatch/withdrawals.ts): logSend creates records through it */
+    /** a send's record write whose outcome is unknown is withdrawn (src/dispatch/withdrawals.ts): the send service creates records through it */
     withdrawals: Withdrawals
   }
 }
@@ -60,8 +60,7 @@ export default fp(async function dispatch (app) {
     // 131050 suppresses the recipient, 131049 cools them down, 132015/132016 mark the template (CONTRACT.md 14)
     async afterFailure (record, errorCode) {
       if (AUDIENCE_CODES.has(errorCode)) await applyRefusals(app.database.db, [{ workspaceId: record.workspaceId, recipient: record.recipient, errorCode, payload: record.payload }])
-    },
-    giveBack: async slot => { await app.messagingLimit.giveBack(slot) }
+    }
   }), app.metrics.sends))
 
   // A keep-alive connection left open would hold the server's close until its idle timeout.

@@ -1,13 +1,11 @@
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyReply, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { idempotencyInProgress, idempotencyMismatch } from '../src/errors.js'
 import { answerFromRecord } from '../src/idempotency/answer.js'
-import { fingerprint } from '../src/idempotency/fingerprint.js'
+import { KeyHeld } from '../src/idempotency/held.js'
 import { isOpen } from '../src/resources/message-status.js'
 import { idempotencyKeyOf } from '../src/idempotency/header.js'
 import type { StoredAnswer } from '../src/store/idempotency-keys.js'
-import type { KeyToTake, MessageRecord, PendingMessage } from '../src/store/messages.js'
-import type { SlotClaim } from '../src/store/messaging-limit.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,21 +15,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** the route honours `Idempotency-Key` (CONTRACT.md 8) */
     idempotency?: boolean
-  }
-  interface FastifyInstance {
-    /**
-     * Writes the log record of a send, taking the request's Idempotency-Key with it. When the key is
-     * held already, answers the request from it (a replay, 409 or 422) and resolves undefined: the
-     * caller sends nothing. A send's `claim` takes its messaging-limit slot with the record
-     * (SlotRefused when the limit is reached: nothing written).
-     */
-    logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage, how?: 'send' | 'queue', print?: string, claim?: SlotClaim): Promise<MessageRecord | undefined>
-    /**
-     * Before work that must not be done twice ahead of the record (a one-call send's upload): when
-     * the request's key is held already, answers from it (a replay, 409 or 422) and resolves true.
-     * `print` is the message's fingerprint, as logSend will take it.
-     */
-    answerFromKey (request: FastifyRequest, reply: FastifyReply, print: string): Promise<boolean>
   }
 }
 
@@ -67,34 +50,28 @@ export default fp(async function idempotency (app) {
     return payload
   }
 
+  /**
+   * The handler's send found the request's key held by another record (src/idempotency/held.ts):
+   * the request is answered from the key. Found out by the statement that takes the key with the
+   * record (or, before a one-call send's upload, by a look-up), so a keyed send pays no look-up.
+   */
+  function answeringHeldKeys (handler: RouteHandlerMethod): RouteHandlerMethod {
+    return async function answerFromHeldKey (request, reply) {
+      try {
+        return await handler.call(this, request, reply)
+      } catch (error) {
+        if (!(error instanceof KeyHeld) || !request.idempotency) throw error
+        await replay(request, reply, request.idempotency, error.print)
+        return reply
+      }
+    }
+  }
+
   app.addHook('onRoute', function honourIdempotencyKey (route: RouteOptions) {
     if (!route.config?.idempotency) return
     route.preValidation = [readKey, ...[route.preValidation ?? []].flat()]
+    route.handler = answeringHeldKeys(route.handler)
     route.onSend = [...[route.onSend ?? []].flat(), keepAnswer]
-  })
-
-  app.decorate('logSend', async function logSend (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage, how: 'send' | 'queue' = 'send', print = fingerprint(pending), claim?: SlotClaim) {
-    const state = request.idempotency
-    // a queued hand-over takes its key in the same transaction as its record and job
-    // a write whose outcome is unknown (the database blinked) is withdrawn: the 503 then tells the truth
-    const create = async (take?: KeyToTake) => await app.withdrawals.createOrWithdraw(pending.id, async () => how === 'queue'
-      ? await app.sendQueue.handOver(pending, take)
-      : take ? await app.messages.createPendingWithKey(pending, take, claim) : claim ? await app.messages.createPendingClaiming(pending, claim) : await app.messages.createPending(pending))
-    if (!state) return (await create()) ?? undefined
-    const record = await create({ key: state.key, fingerprint: print, ttlMs })
-    if (record) {
-      state.messageId = record.id
-      return record
-    }
-    await replay(request, reply, state, print)
-    return undefined
-  })
-
-  app.decorate('answerFromKey', async function answerFromKey (request: FastifyRequest, reply: FastifyReply, print: string) {
-    const state = request.idempotency
-    if (!state || !await keys.held(request.apiKey.workspaceId, state.key)) return false
-    await replay(request, reply, state, print)
-    return true
   })
 
   async function replay (request: FastifyRequest, reply: FastifyReply, state: NonNullable<FastifyRequest['idempotency']>, print: string): Promise<void> {
@@ -123,7 +100,7 @@ export default fp(async function idempotency (app) {
     keys.sweep().catch((error: unknown) => { app.log.warn({ err: error }, 'could not sweep expired idempotency keys') })
   }, Math.min(ttlMs, 60_000)).unref()
   app.addHook('onClose', async () => { clearInterval(sweeper) })
-}, { name: 'idempotency', dependencies: ['db', 'auth', 'dispatch'] })
+}, { name: 'idempotency', dependencies: ['db', 'auth'] })
 
 function keptHeaders (reply: FastifyReply): Record<string, string> {
   const headers: Record<string, string> = {}

@@ -1,8 +1,7 @@
 import type { MultipartFile } from '@fastify/multipart'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { mediaDir } from '../src/config.js'
-import { fingerprint } from '../src/idempotency/fingerprint.js'
 import type { MediaDeps } from '../src/media/deps.js'
 import { openMedia, type MediaDownload } from '../src/media/download.js'
 import { MIRROR_QUEUE } from '../src/media/inbound.js'
@@ -12,12 +11,9 @@ import { fileForMessage, withMediaId } from '../src/media/one-call.js'
 import { fileStorage } from '../src/media/storage.js'
 import { uploadFromRequest } from '../src/media/upload-request.js'
 import { uploadSpooled } from '../src/media/upload.js'
-import type { SendMessageBody } from '../src/messages/schemas.js'
+import type { SendRequest } from '../src/send/service.js'
 import type { MediaRow } from '../src/store/media.js'
 import type { PendingMessage } from '../src/store/messages.js'
-
-/** A send ready to be logged: its fingerprint (an Idempotency-Key's), and the media id a one-call send uploaded. */
-export interface Sendable { pending: PendingMessage, fingerprint?: string, mediaId?: string }
 
 export interface MediaFiles {
   /** POST /api/media.php's multipart body, checked and uploaded */
@@ -28,8 +24,8 @@ export interface MediaFiles {
   hold (part: MultipartFile): Promise<HeldFile>
   /** a held file, once the type says the message takes it: checked as spool's are */
   check (held: HeldFile): Promise<SpooledFile>
-  /** a one-call send's file uploaded (its key first: a held key answers and nothing is uploaded); undefined when answered */
-  attach (request: FastifyRequest, reply: FastifyReply, pending: PendingMessage): Promise<Sendable | undefined>
+  /** a one-call send's file uploaded: the record's payload with its media id (the send service has checked its key) */
+  attach (send: SendRequest, pending: PendingMessage, spooled: SpooledFile): Promise<{ pending: PendingMessage, mediaId: string }>
   open (row: MediaRow): Promise<MediaDownload>
 }
 
@@ -62,15 +58,11 @@ export default fp(async function media (app) {
     spool: async part => await spoolChecked(await openChecked(part.file, { contentType: part.mimetype, filename: part.filename }, deps.maxBytes), deps.storage),
     hold: async part => await holdFile(part.file, { contentType: part.mimetype, filename: part.filename }, deps.storage, deps.maxBytes),
     check: async held => await checkHeld(held, deps.maxBytes),
-    async attach (request, reply, pending) {
-      const spooled = request.mediaFile
-      if (!spooled) return { pending }
-      const print = fingerprint(pending)
-      if (await app.answerFromKey(request, reply, print)) return undefined
-      const token = deps.cipher.decrypt(request.activeConnection.connection.accessToken)
-      const target = { workspaceId: request.apiKey.workspaceId, phoneNumberId: request.sender.phoneNumberId, token }
-      const uploaded = await uploadSpooled(deps, target, spooled, fileForMessage(request.body as SendMessageBody, spooled.file))
-      return { pending: withMediaId(pending, uploaded.mediaId), fingerprint: print, mediaId: uploaded.mediaId }
+    async attach (send, pending, spooled) {
+      const token = deps.cipher.decrypt(send.active.connection.accessToken)
+      const target = { workspaceId: send.workspaceId, phoneNumberId: send.sender.phoneNumberId, token }
+      const uploaded = await uploadSpooled(deps, target, spooled, fileForMessage(send.body, spooled.file))
+      return { pending: withMediaId(pending, uploaded.mediaId), mediaId: uploaded.mediaId }
     },
     open: async row => await openMedia(deps, row)
   } satisfies MediaFiles)
@@ -82,4 +74,4 @@ export default fp(async function media (app) {
     backoffMs: mirrorBackoff,
     pollMs: 250
   }, mirrorTask(deps))
-}, { name: 'media', dependencies: ['db', 'work', 'upstream', 'connections', 'idempotency'] })
+}, { name: 'media', dependencies: ['db', 'work', 'upstream', 'connections'] })

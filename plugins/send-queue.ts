@@ -25,7 +25,7 @@ const POLL_MS = 250
 // a confirmation is retried for as long as the database may be away: until it lands no other process sends the record
 const CONFIRM_WITHIN_MS = 24 * 60 * 60_000
 
-/** Hand-over (with ASYNC_QUEUE_LIMIT) and the drain of queued sends through app.dispatch. */
+/** Hand-over (with ASYNC_QUEUE_LIMIT) and the drain of queued sends through app.send. */
 export default fp(async function sendQueue (app) {
   const { config } = app
   const queue = createSendQueue({
@@ -34,8 +34,7 @@ export default fp(async function sendQueue (app) {
     drainers: app.queueDrainers,
     messages: app.messages,
     connections: app.connections,
-    dispatch: app.dispatch,
-    decide: app.audience.decide,
+    send: app.send,
     holds: app.holds,
     worker: app.dispatcherId,
     dispatchers: dispatcherStore(app.database.db, app.outbox),
@@ -91,4 +90,4 @@ export default fp(async function sendQueue (app) {
   app.addHook('onReady', async function startDraining () { queue.start() })
   // after dispatch's preClose has stopped the queued sends' waits (they go back to the queue)
   app.addHook('preClose', async function stopDraining () { await queue.stop() })
-}, { name: 'send-queue', dependencies: ['db', 'dispatch', 'audience'] })
+}, { name: 'send-queue', dependencies: ['db', 'dispatch', 'audience', 'send'] })

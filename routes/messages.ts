@@ -1,15 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { answerVerdict, claimRefused, sendOfMessage } from '../src/audience/decide.js'
-import { slotOf, untilDispatch } from '../src/audience/slots.js'
-import { clientGone } from '../src/dispatch/client-gone.js'
 import { preferFieldsOverAliases } from '../src/messages/aliases.js'
-import { withFilePlaceholder } from '../src/media/one-call.js'
-import { composeMessage } from '../src/messages/compose.js'
-import { pendingMessage } from '../src/messages/payload.js'
-import { prefersRespondAsync } from '../src/messages/prefer.js'
 import { SendHeadersSchema, SendMessageBodySchema, SendResponses } from '../src/messages/schemas.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
-import { SlotRefused } from '../src/store/messaging-limit.js'
+import { sendOfRequest } from '../src/send/request.js'
 
 /** POST /api/messages.php (SPEC.md 4, CONTRACT.md 2): 401 → 429 → 403 → 409 come from the hooks that route config switches on, then the body. */
 const messages: FastifyPluginAsyncTypebox = async function (app) {
@@ -31,40 +24,12 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     schemaErrorFormatter: bodyValidationError,
     preValidation: preferFieldsOverAliases
   }, async function sendMessage (request, reply) {
-    const { apiKey, sender, activeConnection } = request
-    // a file part stands in for media_id until it is uploaded (CONTRACT.md 13)
-    const composed = await composeMessage(withFilePlaceholder(request.body, request.mediaFile?.file), name => app.audience.templatesNamed(activeConnection.connection, name))
-    // a user id the upstream has since replaced is sent to its successor (CONTRACT.md 16)
-    const message = { ...composed, recipient: await app.userIds.current(apiKey.workspaceId, composed.recipient) }
-    await app.checkServiceWindow(activeConnection.connection, sender.phoneNumberId, message)
-    // the audience rules (CONTRACT.md 14): a synchronous send takes its messaging-limit slot with its log record (the verdict's claim)
-    const stage = prefersRespondAsync(request.headers.prefer) ? 'hand-over' : 'record'
-    const verdict = await app.audience.decide(sendOfMessage(message, apiKey.workspaceId, activeConnection, sender.phoneNumberId), stage)
-    answerVerdict(verdict, stage)
-    const claim = verdict.go === 'send' ? verdict.claim : undefined
-    let slot = slotOf(verdict)
-    const sendable = await untilDispatch(app.audience.giveBack, slot, async () => await app.mediaFiles.attach(request, reply, pendingMessage(message, apiKey, sender, request.body.client_reference)))
-    if (!sendable) return reply // answered from its Idempotency-Key, nothing uploaded
-    const { pending, fingerprint, mediaId } = sendable
-    if (stage === 'hand-over') {
-      const queued = await app.logSend(request, reply, pending, 'queue', fingerprint)
-      if (!queued) return reply // answered from its Idempotency-Key
-      return await reply.code(202).headers({ 'preference-applied': 'respond-async', location: `/api/messages.php?id=${queued.id}` })
-        .send({ ok: true as const, id: queued.id, status: 'queued' as const, ...(mediaId && { media_id: mediaId }) })
-    }
-    const record = await untilDispatch(app.audience.giveBack, slot, async () => await app.logSend(request, reply, { ...pending, dispatcherId: app.dispatcherId }, 'send', fingerprint, claim))
-      .catch((error: unknown) => { throw error instanceof SlotRefused && claim ? claimRefused(claim, error.nextSlotAt) : error })
-    if (!record) return reply // answered from its Idempotency-Key
-    slot ??= claim?.slot
-    const { wamid } = await app.dispatch(record, {
-      connection: request.activeConnection.connection,
-      throughputLevel: sender.throughputLevel,
-      // counted from the request's arrival: the time spent on checks and the log record is part of it
-      deadline: Date.now() - reply.elapsedTime + app.config.DISPATCH_DEADLINE_MS,
-      signal: clientGone(reply),
-      slot
-    })
-    return { ok: true as const, id: record.id, wamid, status: 'sent' as const, ...(mediaId && { media_id: mediaId }) }
+    // composed, asked, recorded, then sent or queued: src/send/service.ts; a held Idempotency-Key is answered by plugins/idempotency.ts
+    const sent = await app.send.message(sendOfRequest(request, reply))
+    const media = sent.mediaId === undefined ? {} : { media_id: sent.mediaId }
+    if (sent.status === 'sent') return { ok: true as const, id: sent.record.id, wamid: sent.wamid, status: 'sent' as const, ...media }
+    return await reply.code(202).headers({ 'preference-applied': 'respond-async', location: `/api/messages.php?id=${sent.record.id}` })
+      .send({ ok: true as const, id: sent.record.id, status: 'queued' as const, ...media })
   })
 }
 

@@ -21,6 +21,7 @@ import redisPlugin from '../plugins/redis.js'
 import requestShapePlugin, { refuseUnstorableFields } from '../plugins/request-shape.js'
 import scopesPlugin from '../plugins/scopes.js'
 import senderPlugin from '../plugins/sender.js'
+import sendPlugin from '../plugins/send.js'
 import sendQueuePlugin from '../plugins/send-queue.js'
 import serviceWindowPlugin from '../plugins/service-window.js'
 import sessionPlugin from '../plugins/session.js'
@@ -110,8 +111,9 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(pacerPlugin)
   await app.register(dispatchPlugin)
   await app.register(audiencePlugin)
-  await app.register(sendQueuePlugin)
   await app.register(serviceWindowPlugin)
+  await app.register(sendPlugin)
+  await app.register(sendQueuePlugin)
   await app.register(docsPlugin)
   // Route hooks run in this order (CONTRACT.md 2, 16): 401, 429, 403 plan, 403 scope, 409; then the
   // body (413, 415; 403 for a number the key may not send from; 422).

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm'
 import { messages } from '../../db/schema.js'
 import { buildApp } from '../../src/app.js'
+import type { PendingMessage } from '../../src/store/messages.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { testConfig } from '../../tests/helpers/config.js'
 import { setFlagsFromString, writeHeapSnapshot } from 'node:v8'
@@ -18,11 +19,11 @@ const url = await app.listen({ port: 0, host: '127.0.0.1' })
 // writes, its record and its outcome, become in-memory stand-ins, to tell their cost from the rest of
 // the send. A measurement, never a deployment: no record is written.
 if (process.env.BENCH_GATEWAY_ABLATION === 'no-writes') {
-  app.messages.createPending = async message => ({
+  app.messages.create = async (message: PendingMessage) => ({ record: {
     ...message, apiKeyId: message.apiKeyId ?? null, dispatcherId: message.dispatcherId ?? null, clientReference: message.clientReference ?? null, campaignId: null,
     status: 'pending', wamid: null, errorCode: null, errorText: null, attempts: 0, pricingCategory: null, idempotencyKey: null,
     sentAt: null, failedAt: null, queuedAt: null, sendingAt: null, createdAt: new Date(), updatedAt: new Date(), heldReason: null, heldSince: null, heldMs: 0, pricing: null, billable: null
-  })
+  } })
   app.messages.markSent = async () => {}
 }
 

@@ -128,11 +128,6 @@ export function sendOfMessage (message: ComposedMessage, workspaceId: string, ac
   }
 }
 
-/** What a request does with a verdict: a refusal is its answer; a hold too, unless the send is queued (it is accepted, then held). */
-export function answerVerdict (verdict: Verdict, stage: Stage): void {
-  if (verdict.go === 'refuse' || (verdict.go === 'hold' && stage !== 'hand-over')) throw verdict.error
-}
-
 /** The answer to a claim the log record's write refused (SlotRefused): as takeSlot's hold at the `send` stage. */
 export function claimRefused (claim: SlotClaim, nextSlotAt: Date): AppError {
   const retryAfter = Math.max(1, Math.ceil((nextSlotAt.getTime() - Date.now()) / 1000))

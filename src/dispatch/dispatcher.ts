@@ -4,7 +4,6 @@ import { throughputOf } from '../pacer/throughput.js'
 import { withRecordId } from '../errors.js'
 import { PacerRefusal, type Pacer } from '../pacer/types.js'
 import type { Connection } from '../store/connections.js'
-import type { Slot } from '../store/messaging-limit.js'
 import { isWamidTaken, type MessageRecord, type MessageStore } from '../store/messages.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { UpstreamError } from '../upstream/errors.js'
@@ -30,9 +29,10 @@ export interface DispatchDeps {
   limits: { maxAttempts: number, deadlineMs: number, throughputMps?: number }
   /** after a failure is written: what the upstream's refusal means beyond this message (an opt-out, a paused template) */
   afterFailure?: (record: MessageRecord, errorCode: string) => Promise<void>
-  /** a messaging-limit slot whose send never went out frees again (CONTRACT.md 14) */
-  giveBack?: (slot: Slot) => Promise<void>
 }
+
+/** A send's messaging-limit slot (src/send/reservation.ts): released when nothing went out, kept otherwise. */
+export interface HeldSlot { release (): Promise<void>, keep (): void }
 
 export interface DispatchOptions {
   /** the sending number's connection: its access token authorises the send */
@@ -50,8 +50,8 @@ export interface DispatchOptions {
    * when the record was left as it was.
    */
   queued?: { claim (): Promise<boolean>, lane?: 'campaign' }
-  /** the messaging-limit slot the audience rules took anew for this send: given back when nothing went out */
-  slot?: Slot
+  /** the send's messaging-limit slot: released when nothing reached a recipient (CONTRACT.md 14), kept otherwise */
+  reservation?: HeldSlot
 }
 
 export type Dispatch = (record: MessageRecord, options: DispatchOptions) => Promise<{ wamid: string }>
@@ -112,20 +112,14 @@ export function createDispatcher (deps: DispatchDeps): Dispatch {
     return { wamid }
   }
 
-  /** Best effort: a slot not given back only costs a slot until its 24 h end. */
-  async function giveBack (record: MessageRecord, slot: Slot): Promise<void> {
-    await deps.giveBack?.(slot).catch(error => {
-      deps.log.warn({ messageId: record.id, err: (error as Error).message }, 'could not give back the messaging-limit slot of a send that did not go out')
-    })
-  }
-
   return async function dispatch (record, options) {
     deps.inHand.add(record.id)
     try {
       const outcome = await paced(record, options, options.deadline ?? Date.now() + deps.limits.deadlineMs)
       const bulk = options.queued !== undefined
+      if (!outcome.ok && wentNowhere(outcome)) await options.reservation?.release()
+      else options.reservation?.keep()
       if (outcome.ok) return await sent(record, outcome.result.wamid, outcome.attempts, bulk)
-      if (options.slot && wentNowhere(outcome)) await giveBack(record, options.slot)
       if (options.queued) leftAsItWas(outcome)
       const abandoned = outcome.attempts > 0 && outcome.error instanceof DispatchStopped
       const failure = abandoned ? abandonedFailure() : dispatchFailure(outcome.error, outcome.attempts, options.queued ? 'expired' : 'dispatch_timeout')

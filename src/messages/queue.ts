@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../db/client.js'
-import { sendOfRecord, type Decide } from '../audience/decide.js'
 import { AGELESS_HOLDS, type HoldStore } from '../store/holds.js'
-import type { Dispatch } from '../dispatch/dispatcher.js'
 import { QueuedSendLeft } from '../dispatch/stop.js'
 import { faultCode } from '../faults/classify.js'
 import { faultLog } from '../faults/fault-log.js'
@@ -14,6 +12,7 @@ import { jobSql, type Job } from '../store/jobs.js'
 import type { MessageRecord, MessageStore } from '../store/messages.js'
 import type { QueueDrainerStore } from '../store/queue-drainers.js'
 import { QUEUED_SENDS, type QueuedSendStore } from '../store/queued-sends.js'
+import type { SendService } from '../send/service.js'
 import { idlePolls } from '../work/backoff.js'
 import { CAMPAIGN_SENDS } from '../store/campaigns.js'
 import { drainNumber, type CampaignFeed, type NumberDrain, type SendOutcome } from './number-drain.js'
@@ -42,9 +41,8 @@ export interface QueueDeps {
   drainers: QueueDrainerStore
   messages: MessageStore
   connections: Pick<ConnectionStore, 'active' | 'activeNumber' | 'numbersOf'>
-  dispatch: Dispatch
-  /** the audience rules (CONTRACT.md 14): a queued send may be held, or refused, before it goes */
-  decide: Decide
+  /** the send service: the audience rules asked again (a queued send may be held, or refused, before it goes), and the dispatch */
+  send: Pick<SendService, 'again' | 'dispatch'>
   holds: Pick<HoldStore, 'hold'>
   /** this process: holds drain leases and job leases, and names the records it sends (the dispatcher id) */
   worker: string
@@ -71,7 +69,7 @@ export interface SendQueue {
 /**
  * Drains queued sends (CONTRACT.md 9). Each number's queue is drained by one process at a time, the
  * one holding its lease (queue_drainers); the processes share the numbers. Every queued send goes
- * through app.dispatch in the queued lane: the same pacer (behind live sends), retries and
+ * through app.send's dispatch in the queued lane: the same pacer (behind live sends), retries and
  * classification as a live send, with its expiry as deadline.
  */
 export function createSendQueue (deps: QueueDeps): SendQueue {
@@ -149,13 +147,13 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
       await deps.messages.markFailed(record.id, { errorCode: 'no_active_connection', errorText: 'Not sent: the sending number is no longer connected', attempts: 0 })
       return 'done'
     }
-    let verdict = await deps.decide(sendOfRecord(record, active), 'send')
+    let verdict = await deps.send.again(record, active)
     if (verdict.go === 'hold' && verdict.reason === 'messaging_limit') {
       // decided on the tiers as cached (under a second old): a rise that released this send may not
       // have reached the cache yet, so a hold by the limit reads them afresh (holds are rare)
       const numbers = await deps.connections.numbersOf(active.connection.id)
       const tiers = (of: Array<{ messagingLimitTier: string | null }>) => of.map(candidate => candidate.messagingLimitTier).join()
-      if (tiers(numbers) !== tiers(active.numbers)) verdict = await deps.decide(sendOfRecord(record, { ...active, numbers }), 'send')
+      if (tiers(numbers) !== tiers(active.numbers)) verdict = await deps.send.again(record, { ...active, numbers })
     }
     if (verdict.go === 'refuse') {
       const errorCode = verdict.error.code === 'recipient_opted_out' ? 'opted_out' : verdict.error.code
@@ -174,11 +172,10 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
     // the claim's mark: a claim retried after its reply was lost finds its own (queued-sends.ts)
     let claimedAt: Date | undefined
     try {
-      await deps.dispatch(record, {
+      await deps.send.dispatch(record, verdict.reservation, {
         connection: active.connection,
         throughputLevel: number.throughputLevel,
         deadline: expiresAt,
-        slot: verdict.slot,
         queued: campaigns
           ? { claim: async () => await campaigns.claim(record.id, deps.worker), lane: 'campaign' }
           : { claim: async () => await deps.queuedSends.markSending(record.id, deps.worker, claimedAt ??= new Date()) }

@@ -7,13 +7,19 @@ import { OPEN_STATUSES, sqlStatuses } from '../resources/message-status.js'
 import { emitEvents, type OutboxBell } from './outbox.js'
 import { createBatcher } from './batcher.js'
 import { asRecord, insertWithKeys, type KeyToTake, type PendingMessage } from './keyed-insert.js'
-import { messagingLimitStore, SlotRefused, type SlotClaim } from './messaging-limit.js'
-import { serviceWindowStore } from './service-window.js'
+import { SlotRefused, type Slot, type SlotClaim } from './messaging-limit.js'
 
 export type { KeyToTake, MessageRecord, PendingMessage }
+/**
+ * How a send's record is written: with the Idempotency-Key to take in its statement, or with the
+ * messaging-limit slot to claim in it, or neither (a keyed send's slot is taken before, on its own).
+ */
+export type CreateOptions = { key: KeyToTake, claim?: never } | { claim?: SlotClaim, key?: never }
+/** The record written, and the messaging-limit slot its insert counted anew (a claim's, to give back if the send never goes out). */
+export interface Created { record: MessageRecord, slot?: Slot }
 type PendingInsert = PendingMessage & { take?: KeyToTake, claim?: SlotClaim }
 /** a record not written: its key is held by another (null), or its messaging-limit claim was refused */
-type Inserted = MessageRecord | null | SlotRefused
+type Inserted = Created | null | SlotRefused
 
 interface Sent { id: string, wamid: string, attempts: number, updatedAt: Date }
 interface Failed { id: string, errorCode: string, errorText: string, attempts: number, updatedAt: Date }
@@ -94,10 +100,6 @@ function statement (text: string): Statement {
 }
 
 export function messageStore (db: Database, outbox: OutboxBell) {
-  // what a keyed record's claim asks on its own (insertKeyedClaiming)
-  const limits = messagingLimitStore(db)
-  const serviceWindows = serviceWindowStore(db)
-
   /** One of the statements above with the batch as its parameter; the driver's own rows. */
   async function run<Row> (parts: Statement, batch: unknown[], on: Pick<Database, 'execute'> = db): Promise<Row[]> {
     const json = JSON.stringify(batch)
@@ -124,7 +126,10 @@ export function messageStore (db: Database, outbox: OutboxBell) {
   const insertPending = createBatcher(async (batch: PendingInsert[]): Promise<Inserted[]> => {
     if (batch.some(message => message.take)) {
       const byId = await insertWithKeys(db, batch)
-      return batch.map(message => byId.get(message.id) ?? (message.take ? null : undefined)).filter(row => row !== undefined)
+      return batch.map(message => {
+        const record = byId.get(message.id)
+        return record ? { record } : message.take ? null : undefined
+      }).filter(row => row !== undefined)
     }
     return await insertPlain(batch)
   }, { maxBatch: MAX_BATCH })
@@ -152,34 +157,23 @@ export function messageStore (db: Database, outbox: OutboxBell) {
       if (!row) return []
       if (row.taken === false) return [new SlotRefused(new Date(row.next_slot_at ?? Date.now()))]
       if (row.created_at === null || row.updated_at === null) return []
-      if (message.claim && row.counted_at !== null) message.claim.slot = { wabaId: message.claim.wabaId, recipient: message.recipient, at: row.counted_at }
-      return [pendingRecord(message, new Date(row.created_at), new Date(row.updated_at))]
+      const record = pendingRecord(message, new Date(row.created_at), new Date(row.updated_at))
+      return [message.claim && row.counted_at !== null ? { record, slot: { wabaId: message.claim.wabaId, recipient: message.recipient, at: row.counted_at } } : { record }]
     })
   }
 
-  /** The record, its slot taken in the same statement (INSERT_CLAIMING): SlotRefused when the limit is reached. */
-  async function insertOne (message: PendingInsert): Promise<MessageRecord | null> {
-    const inserted = message.claim ? await insertClaiming(message) : await insertPending(message)
+  /**
+   * A send's record, written before anything goes upstream: the one way one is created (CONTRACT.md
+   * 2, 8, 14). With `key`, the Idempotency-Key is taken in the same statement: null when another
+   * record holds it. With `claim`, the messaging-limit slot is taken in the same statement
+   * (INSERT_CLAIMING): SlotRefused when the limit is reached, nothing written.
+   */
+  async function create (message: PendingMessage, options?: { claim?: SlotClaim, key?: never }): Promise<Created>
+  async function create (message: PendingMessage, options: CreateOptions): Promise<Created | null>
+  async function create (message: PendingMessage, options: CreateOptions = {}): Promise<Created | null> {
+    const inserted = options.claim ? await insertClaiming({ ...message, claim: options.claim }) : await insertPending(options.key ? { ...message, take: options.key } : message)
     if (inserted instanceof SlotRefused) throw inserted
     return inserted
-  }
-
-  /**
-   * A keyed record's claim: its slot is taken first, on its own (messaging_limit_take), and given
-   * back if the record is not written (its key held by another, or the insert failed).
-   */
-  async function insertKeyedClaiming (message: PendingMessage, take: KeyToTake, claim: SlotClaim): Promise<MessageRecord | null> {
-    const free = serviceWindows.wroteSinceQuery(message.workspaceId, message.phoneNumberId, message.recipient, claim.windowSince)
-    const slot = await limits.take(claim.wabaId, message.recipient, claim.limit, free)
-    if (!slot.taken) throw new SlotRefused(slot.nextSlotAt)
-    let record: MessageRecord | null = null
-    try {
-      record = await insertOne({ ...message, take })
-    } finally {
-      if (slot.slot && !record) await limits.giveBack(slot.slot)
-    }
-    if (slot.slot) claim.slot = slot.slot
-    return record
   }
 
   async function writeSent (batch: Sent[]): Promise<undefined[]> {
@@ -214,21 +208,7 @@ export function messageStore (db: Database, outbox: OutboxBell) {
       return row
     },
 
-    /** The record of a send about to be attempted: written before anything goes upstream. */
-    async createPending (message: PendingMessage): Promise<MessageRecord> {
-      return (await insertOne(message))!
-    },
-
-    /** createPending, taking the send's messaging-limit slot in the same statement (SlotRefused: not written). */
-    async createPendingClaiming (message: PendingMessage, claim: SlotClaim): Promise<MessageRecord> {
-      return (await insertOne({ ...message, claim }))!
-    },
-
-    /** createPending, taking the Idempotency-Key in the same transaction; null when another record holds the key. */
-    async createPendingWithKey (message: PendingMessage, take: KeyToTake, claim?: SlotClaim): Promise<MessageRecord | null> {
-      if (claim) return await insertKeyedClaiming(message, take, claim)
-      return await insertOne({ ...message, take })
-    },
+    create,
 
     /** A status webhook may have moved the record on already (it is matched by id before the wamid is known): never move it back. */
     /** `bulk`: a queued or campaign send's, written in the bulk line (nobody waits on it). */

@@ -8,9 +8,9 @@ export interface Slot { wabaId: string, recipient: string, at: string }
  * A slot to take in the statement that writes the send's log record (messages.ts), so that the
  * record and its slot commit together, in one statement: the WABA, its limit (null: none), and
  * since when a message from the recipient (a phone number) makes the send free (a reply in their
- * service window). That statement fills `slot` when it counted the recipient anew.
+ * service window). That statement answers the slot when it counted the recipient anew.
  */
-export interface SlotClaim { wabaId: string, limit: number | null, windowSince: Date, slot?: Slot }
+export interface SlotClaim { wabaId: string, limit: number | null, windowSince: Date }
 
 /** The claim's limit is reached: the record was not written. */
 export class SlotRefused extends Error {

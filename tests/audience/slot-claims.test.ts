@@ -28,8 +28,8 @@ describe('audience: messaging-limit slots claimed by the log record\'s insert', 
     const own = claim(wabaId, limit)
     const message = pending(recipient)
     try {
-      const record = await runtime.current.stores.messages.createPendingClaiming(message, own)
-      return { recipient, id: record.id, slot: own.slot }
+      const { record, slot } = await runtime.current.stores.messages.create(message, { claim: own })
+      return { recipient, id: record.id, slot }
     } catch (error) {
       if (error instanceof SlotRefused) return { recipient, id: message.id, refused: error.nextSlotAt }
       throw error

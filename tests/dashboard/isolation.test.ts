@@ -19,7 +19,7 @@ describe('a dashboard user sees only their own workspace', () => {
     const workspace = await app.workspaces.create('Theirs', 'growth')
     const { key, secret } = await app.keys.create(workspace.id, 'their-key')
     const wamid = 'wamid.THEIRS0001'
-    const record = await app.messages.createPending({ id: newId('msg'), workspaceId: workspace.id, apiKeyId: key.id, phoneNumberId: '999', recipient: '15559990000', type: 'text', payload: { text: { body: 'their secret text' } } })
+    const record = (await app.messages.create({ id: newId('msg'), workspaceId: workspace.id, apiKeyId: key.id, phoneNumberId: '999', recipient: '15559990000', type: 'text', payload: { text: { body: 'their secret text' } } })).record
     await app.messages.markSent(record.id, { wamid, attempts: 1 })
     await app.inbound.insert({ workspaceId: workspace.id, phoneNumberId: '999', wamid: 'wamid.THEIRINBOUND', from: '15559990001', type: 'text', payload: { text: { body: 'their inbound' } }, receivedAt: new Date() })
     theirs = { workspaceId: workspace.id, keyId: key.id, secret, messageId: record.id, wamid }

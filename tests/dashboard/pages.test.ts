@@ -10,9 +10,9 @@ describe('dashboard pages: content, escaping, filters, headers and assets', () =
   const hostile = '<img src=x onerror=alert(1)>'
 
   const log = async (recipient: string, body: string) => {
-    const record = await gateway.app.messages.createPending({
+    const record = (await gateway.app.messages.create({
       id: newId('msg'), workspaceId: workspace.workspaceId, apiKeyId: null, phoneNumberId: workspace.connection.phone_numbers[0].phone_number_id, recipient, type: 'text', payload: { text: { body } }
-    })
+    })).record
     return record
   }
 
@@ -55,7 +55,7 @@ describe('dashboard pages: content, escaping, filters, headers and assets', () =
       id: newId('msg'), workspaceId: workspace.workspaceId, apiKeyId: null, phoneNumberId: workspace.connection.phone_numbers[0].phone_number_id,
       recipient: '15551239999', type: 'text', payload: { text: { body: 'keyed' } }, clientReference: 'order <42>'
     }
-    const record = await gateway.app.messages.createPendingWithKey(pending, { key: 'retry-"7"', fingerprint: 'f', ttlMs: 60_000 })
+    const record = (await gateway.app.messages.create(pending, { key: { key: 'retry-"7"', fingerprint: 'f', ttlMs: 60_000 } }))?.record
     const page = (await browser.get(`/dashboard/messages/${record!.id}`)).body
     expect(page).toContain('<dt>Client reference</dt><dd><code>order &lt;42&gt;</code></dd>')
     expect(page).toContain('<dt>Idempotency key</dt><dd><code>retry-&quot;7&quot;</code></dd>')

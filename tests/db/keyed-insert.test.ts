@@ -27,9 +27,9 @@ describe('records created with an Idempotency-Key', () => {
     const { messages } = runtime.current.stores
     const inputs = Array.from({ length: 60 }, (_, n) => pending(n))
     const created = await Promise.all(inputs.map(async (input, n) => n % 3 === 0
-      ? await messages.createPending(input)
+      ? (await messages.create(input)).record
       // keys k-0 … k-9, each claimed by several records of the batch
-      : await messages.createPendingWithKey(input, { key: `k-${n % 10}`, fingerprint: 'f', ttlMs: 60_000 })))
+      : (await messages.create(input, { key: { key: `k-${n % 10}`, fingerprint: 'f', ttlMs: 60_000 } }))?.record ?? null))
     const written = created.filter(record => record !== null)
     for (const record of written) {
       const input = inputs.find(candidate => candidate.id === record.id)!

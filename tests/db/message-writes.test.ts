@@ -23,12 +23,12 @@ describe('message records written by concurrent sends', () => {
     payload: { messaging_product: 'whatsapp', to: `1555000${n}`, text: { body: `héllo ✓ "${n}"`, preview_url: n % 2 === 0 }, list: [n, null] },
     dispatcherId: 'proc_test'
   })
-  const createAll = async (count: number) => await Promise.all(Array.from({ length: count }, async (_, n) => await runtime.current.stores.messages.createPending(pending(n))))
+  const createAll = async (count: number) => await Promise.all(Array.from({ length: count }, async (_, n) => (await runtime.current.stores.messages.create(pending(n))).record))
   const row = async (id: string) => (await runtime.current.stores.messages.get(id))!
 
   it('creates 200 records at once and ends each sent or failed as its own call said', async () => {
     const inputs = Array.from({ length: 200 }, (_, n) => pending(n))
-    const created = await Promise.all(inputs.map(runtime.current.stores.messages.createPending))
+    const created = await Promise.all(inputs.map(async input => (await runtime.current.stores.messages.create(input)).record))
     created.forEach((record, n) => {
       expect(record).toMatchObject({ ...inputs[n], status: 'pending', wamid: null, attempts: 0 })
       expect(record.createdAt).toBeInstanceOf(Date)
@@ -77,7 +77,7 @@ describe('message records written by concurrent sends', () => {
   it('fails only the call whose row cannot be written, not the others sharing its statement', async () => {
     const [existing] = await createAll(1)
     const inputs = Array.from({ length: 30 }, (_, n) => n === 11 ? { ...pending(n), id: existing.id } : pending(n))
-    const created = await Promise.allSettled(inputs.map(runtime.current.stores.messages.createPending))
+    const created = await Promise.allSettled(inputs.map(async input => (await runtime.current.stores.messages.create(input)).record))
     expect(created.filter(result => result.status === 'rejected')).toHaveLength(1)
     expect(created[11].status).toBe('rejected')
     const records = created.flatMap(result => result.status === 'fulfilled' ? [result.value] : [])

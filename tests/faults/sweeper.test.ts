@@ -18,7 +18,7 @@ describe('foul weather: the sweeper of records in flight', () => {
   async function orphan (to: string): Promise<string> {
     const { app } = ctx.gateway
     const id = newId('msg')
-    await app.messages.createPending({
+    await app.messages.create({
       id,
       workspaceId: ctx.workspace.workspaceId,
       apiKeyId: ctx.workspace.apiKeyId,

@@ -92,7 +92,7 @@ describe('POST /api/messages.php: dispatch and upstream failures', () => {
 
   it('the send never moves back a record that a status webhook (matched by its id) already moved on', async () => {
     const { app } = ctx.gateway
-    const record = await app.messages.createPending({ id: 'msg_early_status', workspaceId: ctx.workspace.workspaceId, apiKeyId: ctx.workspace.apiKeyId, phoneNumberId: '106540352242922', recipient: RECIPIENT, type: 'text', payload: {} })
+    const record = (await app.messages.create({ id: 'msg_early_status', workspaceId: ctx.workspace.workspaceId, apiKeyId: ctx.workspace.apiKeyId, phoneNumberId: '106540352242922', recipient: RECIPIENT, type: 'text', payload: {} })).record
     // what the webhook route does when a status outruns the send's answer
     await app.database.db.update(messages).set({ status: 'delivered', wamid: 'wamid.early' }).where(eq(messages.id, record.id))
     await app.messages.markSent(record.id, { wamid: 'wamid.early', attempts: 1 })

@@ -26,9 +26,9 @@ describe.skipIf(!postgresUrl)('dispatcher leases: two gateway processes on one P
 
   let sequence = 0
   async function pendingRecord (dispatcherId: string | null, createdAt?: Date) {
-    const record = await ctx.gateway.app.messages.createPending({
+    const record = (await ctx.gateway.app.messages.create({
       id: `msg_lease_test_${++sequence}`, workspaceId: ctx.workspace.workspaceId, apiKeyId: ctx.workspace.apiKeyId, phoneNumberId: '106540352242922', recipient: '15554000000', type: 'text', payload: {}, dispatcherId
-    })
+    })).record
     if (createdAt) await ctx.gateway.app.database.db.update(messages).set({ createdAt }).where(eq(messages.id, record.id))
     return record.id
   }
@@ -65,9 +65,9 @@ describe.skipIf(!postgresUrl)('dispatcher leases: two gateway processes on one P
 
   it('a process that closes gives up its lease and fails what it still had pending', async () => {
     const id = second.dispatcherId
-    const left = await ctx.gateway.app.messages.createPending({
+    const left = (await ctx.gateway.app.messages.create({
       id: 'msg_lease_test_left', workspaceId: ctx.workspace.workspaceId, apiKeyId: ctx.workspace.apiKeyId, phoneNumberId: '106540352242922', recipient: '15554000002', type: 'text', payload: {}, dispatcherId: id
-    })
+    })).record
     await second.close()
     expect(await statusOf(left.id)).toMatchObject({ status: 'failed', errorCode: 'interrupted' })
     expect((await ctx.gateway.app.database.db.select().from(dispatchers)).map(row => row.id)).not.toContain(id)

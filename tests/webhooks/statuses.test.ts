@@ -79,7 +79,7 @@ describe('delivery tracking from the emulator\'s signed status webhooks', () => 
     ctx.gateway.emulator.setStatusOptions({ recipient: '15551110006' }, { statuses: [] })
     const { id, wamid } = await send('15551110006')
     // a record still waiting for its send answer: the upstream's status names it by biz_opaque_callback_data
-    const pending = await ctx.gateway.app.messages.createPending({ id: `${id}-early`, workspaceId: ctx.workspace.workspaceId, apiKeyId: null, phoneNumberId: account.phoneNumbers[0].id, recipient: '15551110006', type: 'text', payload: {} })
+    const pending = (await ctx.gateway.app.messages.create({ id: `${id}-early`, workspaceId: ctx.workspace.workspaceId, apiKeyId: null, phoneNumberId: account.phoneNumbers[0].id, recipient: '15551110006', type: 'text', payload: {} })).record
     const early = statusBody(`${wamid}-early`, 'delivered', 1_850_000_000, { biz_opaque_callback_data: pending.id })
     expect(await ctx.gateway.emulator.sendWebhook(account.wabaId, early)).toBe(200)
     const record = await waitFor(async () => { const found = await ctx.gateway.app.messages.get(pending.id); return found?.status === 'delivered' && found }, { what: 'the early status applied' })

@@ -4,6 +4,7 @@ import { campaigns, qualityHistory, type CampaignRecord, type PausedReason } fro
 import { anyOf } from './any-of.js'
 import { requeueOrphans } from './campaigns.js'
 import type { Executor } from './jobs.js'
+import { CACHE_CHANNEL } from './read-cache.js'
 
 type Tx = Parameters<Parameters<Database['transaction']>[0]>[0]
 
@@ -76,6 +77,13 @@ export async function numbersOfWaba (executor: Executor, wabaIds: string[]): Pro
     from phone_numbers p join connections c on c.id = p.connection_id and c.status = 'active' where c.waba_id = ${anyOf(wabaIds)}`)
   return rowsOf<{ waba_id: string, phone_number_id: string, digits: string, messaging_limit_tier: string | null, quality_rating: string | null }>(result)
     .map(row => ({ wabaId: row.waba_id, phoneNumberId: row.phone_number_id, digits: row.digits, tier: row.messaging_limit_tier, rating: row.quality_rating }))
+}
+
+/** The numbers' stored quality rating, as a webhook said it (FLAGGED: RED); their readers' caches drop them as this commits. */
+export async function markRating (executor: Executor, numbers: string[], rating: string): Promise<void> {
+  if (numbers.length === 0) return
+  await executor.execute(sql`update phone_numbers set quality_rating = ${rating}, updated_at = now() where phone_number_id = ${anyOf(numbers)}`)
+  await executor.execute(sql`select pg_notify(${CACHE_CHANNEL}, '')`)
 }
 
 /** Recipients counted in the WABA's messaging-limit window now. */

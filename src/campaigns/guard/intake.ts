@@ -1,6 +1,6 @@
 import type { AudienceEvent } from '../../audience/effects.js'
 import { limitOfNumbers } from '../../audience/tiers.js'
-import { liveWithRemaining, numbersOfWaba, recordQuality, used24h } from '../../store/campaign-guard.js'
+import { liveWithRemaining, markRating, numbersOfWaba, recordQuality, used24h } from '../../store/campaign-guard.js'
 import type { TemplateChange } from '../../store/templates.js'
 import type { Transaction } from '../../work/runner.js'
 import { applyVerdict, type GuardSettings } from './act.js'
@@ -37,6 +37,8 @@ export async function guardIntake (tx: Transaction, applied: GuardIntake, before
     return (named.length > 0 ? named : ofWaba).map(number => number.phoneNumberId)
   }
   await recordQuality(tx, quality.flatMap(event => numbersOf(event).map(phoneNumberId => ({ phoneNumberId, rating: event.rating, event: event.event }))))
+  // a flagged number is RED: the node read that follows the webhook (src/connections/refresh.ts) is then no new signal
+  await markRating(tx, quality.flatMap(event => event.event === 'FLAGGED' ? numbersOf(event) : []), 'RED')
   if (!settings.on) return
 
   for (const event of quality) {

@@ -51,7 +51,7 @@ export function tierVerdict (event: string | undefined, before: Limit, after: Li
 
 /** A tier drop pauses a campaign only when its recipients not yet sent exceed what the limit has left. */
 export function exceedsLimit (remaining: number, limit: Limit, used24h: number): boolean {
-  return limit !== null && remaining > limit - used24h
+  return limit !== null && remaining > 0 && remaining > limit - used24h
 }
 
 export interface FailureSettings { window: number, rate: number }

@@ -18,7 +18,8 @@ const [number] = account.phoneNumbers
 /**
  * Two gateway processes on one PostgreSQL database (CONTRACT.md 21): each receives the FLAGGED
  * webhook (Meta's retry reaching both, say), and both sweeps see the recovery end; the campaign is
- * paused once and resumed once: one audit entry and one event each.
+ * paused once and resumed once: one audit entry and one event each. The recovery outlives a restart
+ * of both.
  */
 describe.skipIf(!url)('quality guard: two processes on PostgreSQL act once', () => {
   let emulator: Emulator
@@ -38,8 +39,8 @@ describe.skipIf(!url)('quality guard: two processes on PostgreSQL act once', () 
     await store?.close()
   })
 
-  it('pauses and resumes once', async () => {
-    const env = { ...store.env, GRAPH_API_URL: emulator.url, APP_SECRET: emulator.appSecret, THROUGHPUT_MPS: '2', PAIR_RATE_BURST: '1000', TEMPLATE_SYNC_INTERVAL_MS: '0', NUMBER_REFRESH_INTERVAL_MS: '0', QUALITY_GUARD_RECOVERY_MS: '1500', WEBHOOKS_ALLOW_PRIVATE: 'true' }
+  it('pauses and resumes once; a recovery under way survives a restart', async () => {
+    const env = { ...store.env, GRAPH_API_URL: emulator.url, APP_SECRET: emulator.appSecret, THROUGHPUT_MPS: '2', PAIR_RATE_BURST: '1000', TEMPLATE_SYNC_INTERVAL_MS: '0', NUMBER_REFRESH_INTERVAL_MS: '0', QUALITY_GUARD_RECOVERY_MS: '8000', WEBHOOKS_ALLOW_PRIVATE: 'true' }
     const { workspaceId, authorization } = await withRuntime(store, async ({ stores, cipher }) => {
       const workspace = await stores.workspaces.create('guard', 'growth')
       await stores.connections.replace(workspace.id, account.wabaId, cipher.encrypt(account.accessToken), [
@@ -64,7 +65,14 @@ describe.skipIf(!url)('quality guard: two processes on PostgreSQL act once', () 
     await signal('FLAGGED')
     await waitFor(async () => (await statusOf()).paused_reason === 'number_flagged', { timeoutMs: 8000, what: 'paused' })
     await signal('UNFLAGGED')
-    await waitFor(async () => (await statusOf()).status === 'running', { timeoutMs: 10_000, what: 'resumed' })
+    const resumeAfter = async () => await withRuntime(store, async ({ database }) => rowsOf<{ resume_after: string | null }>(await database.db.execute(sql`select resume_after::text from campaigns where id = ${id}`))[0].resume_after)
+    await waitFor(async () => await resumeAfter() !== null, { timeoutMs: 8000, what: 'the recovery under way' })
+    // the recovery is on the row: both processes stop, and a new one resumes the campaign when it ends
+    const unflaggedAt = Date.now()
+    for (const server of servers.splice(0)) await server.stop()
+    if (Date.now() - unflaggedAt < 7000) expect(await resumeAfter()).not.toBeNull()
+    servers.push(await startServer(env), await startServer(env))
+    await waitFor(async () => (await statusOf()).status === 'running', { timeoutMs: 20_000, what: 'resumed after the restart' })
     await sleep(2500)
 
     const audit = await withRuntime(store, async ({ database }) => rowsOf<{ action: string, actor_kind: string, n: number }>(await database.db.execute(sql`select action, actor_kind, count(*)::int as n from audit_log

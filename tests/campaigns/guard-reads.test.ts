@@ -27,10 +27,14 @@ describe('quality guard: the node read, the events, the dashboard', () => {
     const paused = await until(gateway, workspace, id, 'paused', 'number_flagged')
 
     const login = await userIn(gateway.app, workspace.workspaceId)
-    const page = await (await Browser.signIn(gateway.app, login)).get(`/dashboard/campaigns/${id}`)
+    const browser = await Browser.signIn(gateway.app, login)
+    const page = await browser.get(`/dashboard/campaigns/${id}`)
     expect(page.body).toContain('data-paused-reason="number_flagged"')
     expect(page.body).toMatch(/its number was flagged/)
     expect(page.body).toMatch(/resumes by itself once the number has been unflagged/)
+    // and the live refresh says the same
+    const live = (await browser.get(`/dashboard/campaigns/${id}/status`)).json() as { campaign: { paused_note: string | null } }
+    expect(live.campaign.paused_note).toMatch(/its number was flagged.*unflagged/)
 
     const pausedEvent = await waitFor(async () => receiver.events().find(event => event.type === 'campaign.paused' && event.data.id === id), { what: 'campaign.paused' })
     expect(pausedEvent.data).toMatchObject({ id, status: 'paused', paused_reason: 'number_flagged', counts: { total: 100 } })
@@ -42,6 +46,7 @@ describe('quality guard: the node read, the events, the dashboard', () => {
     await until(gateway, workspace, id, 'running', null)
     const resumedEvent = await waitFor(async () => receiver.events().find(event => event.type === 'campaign.resumed' && event.data.id === id), { what: 'campaign.resumed' })
     expect(resumedEvent.data).toMatchObject({ id, status: 'running', paused_reason: null })
+    expect(((await browser.get(`/dashboard/campaigns/${id}/status`)).json() as { campaign: { paused_note: string | null } }).campaign.paused_note).toBeNull()
     expect(receiver.events().filter(event => event.type === 'campaign.paused' && event.data.id === id)).toHaveLength(1)
 
     const history = (await limitsOf(gateway, workspace)).find(number => number.phone_number_id === NUMBER)!.quality_history

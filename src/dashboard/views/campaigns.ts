@@ -40,7 +40,7 @@ function campaignCard ({ campaign, counts, failures }: CampaignRow, csrfToken: s
   return html`<article class="card campaign" data-campaign-id="${campaign.id}"${live ? html` data-live-campaign="/dashboard/campaigns/${campaign.id}/status"` : ''}>
   <h3>${linked ? html`<a href="/dashboard/campaigns/${campaign.id}">${identifier(campaign.name)}</a>` : identifier(campaign.name)} <span data-field="status-badge">${badge(campaign.status, campaign.status.replaceAll('_', ' '))}</span></h3>
   <p class="muted">Template <code class="template-name">${campaign.template}</code> (${campaign.language}) from ${campaign.phoneNumberId} · starts ${time(campaign.sendAt)}${campaign.completedAt ? html` · completed ${time(campaign.completedAt)}` : ''}</p>
-  ${pausedNote(campaign)}
+  ${pausedBlock(campaign)}
   <p class="campaign-progress"><progress max="100" value="${String(percent)}" aria-label="Progress of ${campaign.name}">${String(percent)}%</progress> <span><span data-field="progress">${String(percent)}%</span> of <span data-field="total">${String(counts.total)}</span></span></p>
   <dl class="counts">${BUCKETS.map(bucket => html`<div><dt>${bucket}</dt><dd data-count="${bucket}">${String(counts[bucket])}</dd></div>`)}</dl>
   <div data-failures${flag('hidden', failures.length === 0)}><h4>Why messages failed</h4><ul data-field="failures">${failures.map(failure => html`<li><code>${failure.code}</code> ${failure.text ?? ''}: ${String(failure.count)}</li>`)}</ul></div>
@@ -62,10 +62,16 @@ const PAUSED_BECAUSE: Record<PausedReason, { why: string, resumes: string }> = {
   manual: { why: 'Paused by hand.', resumes: 'It resumes when you resume it.' }
 }
 
-function pausedNote (campaign: CampaignRecord): SafeHtml | string {
-  if (campaign.status !== 'paused') return ''
+/** Why the campaign stopped and what will start it again, in words; null when it is not paused. */
+export function pausedNote (campaign: Pick<CampaignRecord, 'status' | 'pausedReason'>): string | null {
+  if (campaign.status !== 'paused') return null
   const reason = PAUSED_BECAUSE[campaign.pausedReason ?? 'manual']
-  return html`<p class="paused-reason" data-paused-reason="${campaign.pausedReason ?? 'manual'}"><strong>${reason.why}</strong> ${reason.resumes}${campaign.resumeAfter ? html` Due to resume ${time(campaign.resumeAfter)}.` : ''}</p>`
+  return `${reason.why} ${reason.resumes}`
+}
+
+function pausedBlock (campaign: CampaignRecord): SafeHtml {
+  const note = pausedNote(campaign)
+  return html`<p class="paused-reason" data-paused-reason="${campaign.status === 'paused' ? campaign.pausedReason ?? 'manual' : ''}" data-field="paused-note"${flag('hidden', note === null)}>${note ?? ''}</p>`
 }
 
 export interface NewCampaignView {

@@ -40,6 +40,12 @@ export async function startRecovery (tx: Tx, target: GuardTarget, reason: Paused
     .where(and(eq(campaigns.status, 'paused'), eq(campaigns.pausedReason, reason), targetOf(target)))
 }
 
+/** Whether a recovery is over: the sweep's one read when none is (the partial index campaigns_guard_resume). */
+export async function recoveryDue (executor: Executor): Promise<boolean> {
+  const result = await executor.execute(sql`select exists (select 1 from campaigns where resume_after <= now() and status = 'paused') as due`)
+  return rowsOf<{ due: boolean }>(result)[0].due
+}
+
 /** Guard pauses whose recovery is over → running (scheduled when not yet due), their withdrawn messages queued again; once each. */
 export async function resumeDue (tx: Tx, reasons: readonly PausedReason[]): Promise<CampaignRecord[]> {
   const rows = await tx.update(campaigns)

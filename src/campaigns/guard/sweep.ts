@@ -1,6 +1,6 @@
 import type { Database } from '../../../db/client.js'
 import { limitOfNumbers } from '../../audience/tiers.js'
-import { failureWindows, forgetQuality, numbersOfWaba, pausedForTier, recordQuality, resumeDue, startRecovery, used24h } from '../../store/campaign-guard.js'
+import { failureWindows, forgetQuality, numbersOfWaba, pausedForTier, recordQuality, recoveryDue, resumeDue, startRecovery, used24h } from '../../store/campaign-guard.js'
 import { DAY_MS } from '../../store/messaging-limit.js'
 import { announce, applyVerdict, type GuardSettings } from './act.js'
 import { exceedsLimit, failureRateExceeded, ratingVerdict, SELF_CLEARING } from './rules.js'
@@ -17,7 +17,7 @@ export const HISTORY_DAYS = 30
 export async function sweep (db: Database, settings: GuardSettings): Promise<{ paused: number, resumed: number }> {
   const fitting = await tierFits(db)
   if (fitting.length > 0) await db.transaction(async tx => await startRecovery(tx, { ids: fitting }, 'tier_downgraded', new Date()))
-  const resumed = await db.transaction(async tx => {
+  const resumed = !await recoveryDue(db) ? 0 : await db.transaction(async tx => {
     const rows = await resumeDue(tx, SELF_CLEARING)
     await announce(tx, rows, 'campaign.resumed')
     return rows.length

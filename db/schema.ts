@@ -406,7 +406,7 @@ export const auditLog = pgTable('audit_log', {
   id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
   workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
   at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
-  actorKind: text('actor_kind').$type<'key' | 'dashboard' | 'cli'>().notNull(),
+  actorKind: text('actor_kind').$type<'key' | 'dashboard' | 'cli' | 'system'>().notNull(),
   actorId: text('actor_id'),
   action: text('action').notNull(),
   targetKind: text('target_kind').notNull(),
@@ -504,6 +504,18 @@ export const templateResyncs = pgTable('template_resyncs', {
   wabaId: text('waba_id').primaryKey(),
   at: timestamp('at', { withTimezone: true }).notNull()
 })
+export const PAUSED_REASONS = ['number_flagged', 'tier_downgraded', 'template_paused', 'template_quality_red', 'failure_rate', 'manual'] as const
+export type PausedReason = typeof PAUSED_REASONS[number]
+
+/** A number's quality signals (CONTRACT.md 21): a webhook's event (with its rating when known), or a node read's rating. */
+export const qualityHistory = pgTable('quality_history', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  phoneNumberId: text('phone_number_id').notNull(),
+  rating: text('rating'),
+  event: text('event'),
+  at: timestamp('at', { withTimezone: true }).notNull().defaultNow()
+}, table => [index('quality_history_number_at').on(table.phoneNumberId, table.at)])
+
 export const CAMPAIGN_STATUSES = ['scheduled', 'running', 'paused', 'waiting_for_limit', 'completed', 'cancelled'] as const
 export type CampaignStatus = typeof CAMPAIGN_STATUSES[number]
 
@@ -531,8 +543,15 @@ export const campaigns = pgTable('campaigns', {
   materialised: integer('materialised').notNull().default(0),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
-  completedAt: timestamp('completed_at', { withTimezone: true })
+  completedAt: timestamp('completed_at', { withTimezone: true }),
+  /** why it is paused (CONTRACT.md 21): a guard's reason or manual; null when not paused */
+  pausedReason: text('paused_reason').$type<PausedReason>(),
+  /** a guard pause whose cause cleared resumes at this time (src/campaigns/guard); null: not due */
+  resumeAfter: timestamp('resume_after', { withTimezone: true }),
+  /** the failure rate counts messages finished since then (a person's resume); null: since the start */
+  guardSince: timestamp('guard_since', { withTimezone: true })
 }, table => [
+  index('campaigns_guard_resume').on(table.resumeAfter).where(sql`resume_after is not null`),
   index('campaigns_workspace_created').on(table.workspaceId, table.createdAt, table.id),
   index('campaigns_live_number').on(table.phoneNumberId, table.sendAt).where(sql`status in ('scheduled', 'running', 'waiting_for_limit')`)
 ])

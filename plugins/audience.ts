@@ -46,7 +46,7 @@ export default fp(async function audience (app) {
   if (interval === 0) return
   const timer = setInterval(() => {
     void (async () => {
-      for (const connection of await app.connections.allActive()) await refreshNumbers(app.connectDeps, connection.wabaId)
+      for (const connection of await app.connections.allActive()) await refreshNumbers(app.connectDeps, connection.wabaId, async reads => await app.qualityGuard.numbersRead(reads))
       await app.messagingLimit.forgetOld()
     })().catch(error => app.log.warn({ err: (error as Error).message }, 'hourly number refresh failed'))
   }, interval)

@@ -22,7 +22,7 @@ export default fp(async function inbox (app, options: { onApplied?: OnApplied })
     onApplied: options.onApplied,
     shared: app.database.kind === 'postgres',
     refreshNumbers (wabaId) {
-      refreshNumbers(app.connectDeps, wabaId).catch(error => app.log.warn({ wabaId, err: error }, 'number refresh failed'))
+      refreshNumbers(app.connectDeps, wabaId, async reads => await app.qualityGuard.numbersRead(reads)).catch(error => app.log.warn({ wabaId, err: error }, 'number refresh failed'))
     }
   })
   app.decorate('inbox', inbox)
@@ -30,4 +30,4 @@ export default fp(async function inbox (app, options: { onApplied?: OnApplied })
   app.addHook('preClose', async function drainInbox () {
     await inbox.drain(Math.min(shutdownGraceMs(app.config), DRAIN_MS)).catch(error => app.log.warn({ code: faultCode(error) }, 'could not drain the webhook inbox'))
   })
-}, { name: 'inbox', dependencies: ['work', 'connections'] })
+}, { name: 'inbox', dependencies: ['work', 'connections', 'quality-guard'] })

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { limitsOf, usagePeriod, usageRows } from '../src/audience/reports.js'
 import { LimitsSchema, UsageQuerySchema, UsageSchema } from '../src/audience/schemas.js'
+import { qualityHistoryOf } from '../src/store/campaign-guard.js'
 import { ErrorEnvelopeSchema } from '../src/messages/schemas.js'
 import { bodyValidationError } from '../src/messages/validation-errors.js'
 
@@ -21,7 +22,7 @@ const audienceReports: FastifyPluginAsyncTypebox = async function (app) {
     }
   }, async function getLimits (request) {
     const active = await app.connections.active(request.apiKey.workspaceId)
-    return { ok: true as const, phone_numbers: await limitsOf(active, app.messagingLimit, app.config.THROUGHPUT_MPS) }
+    return { ok: true as const, phone_numbers: await limitsOf(active, app.messagingLimit, app.config.THROUGHPUT_MPS, async (numbers, since) => await qualityHistoryOf(app.database.db, numbers, since)) }
   })
 
   app.get('/api/usage.php', {

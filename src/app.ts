@@ -10,6 +10,7 @@ import dispatchPlugin from '../plugins/dispatch.js'
 import docsPlugin from '../plugins/docs.js'
 import eventsPlugin from '../plugins/events.js'
 import idempotencyPlugin from '../plugins/idempotency.js'
+import qualityGuardPlugin from '../plugins/quality-guard.js'
 import inboxPlugin from '../plugins/inbox.js'
 import lingeringClosePlugin from '../plugins/lingering-close.js'
 import mediaPlugin from '../plugins/media.js'
@@ -99,13 +100,17 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)
+  await app.register(qualityGuardPlugin)
   const keywords = optOutKeywords(config.OPT_OUT_KEYWORDS)
-  // the intake's changes, the customer events they cause and the mirroring of inbound media commit together
+  // the intake's changes, the customer events they cause, the mirroring of inbound media and the
+  // quality guard's pauses commit together
   await app.register(inboxPlugin, {
     async onApplied (tx, applied) {
+      const limits = await app.qualityGuard.limitsBefore(tx, applied)
       await recordInboundMedia(tx, applied.inbound, { mirror: config.MEDIA_MIRROR === 'on' })
       await emitIntakeEvents(tx, applied)
       await applyAudienceIntake(tx, applied, { optOutKeywords: keywords })
+      await app.qualityGuard.intake(tx, applied, limits)
     }
   })
   await app.register(pacerPlugin)

@@ -67,7 +67,17 @@ export const ConfigSchema = Type.Object({
   /** inbound texts that opt their sender out of marketing templates, comma-separated, matched trimmed and case-insensitive; empty: none */
   OPT_OUT_KEYWORDS: Type.String({ maxLength: 2000, default: 'STOP,UNSUBSCRIBE' }),
   /** how often every number's quality, throughput and messaging tier are read again from the upstream (0: only on webhooks) */
-  NUMBER_REFRESH_INTERVAL_MS: Int(0, 3600000)
+  NUMBER_REFRESH_INTERVAL_MS: Int(0, 3600000),
+  /** campaigns pause by themselves on quality signals (CONTRACT.md 21) */
+  QUALITY_GUARD: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  /** how many of a campaign's last finished messages the failure rate is taken over (and how many must have finished first) */
+  QUALITY_GUARD_WINDOW: Int(1, 200),
+  /** the share of that window failed with a quality code above which the campaign pauses */
+  QUALITY_GUARD_FAILURE_RATE: Type.Number({ minimum: 0, maximum: 1, default: 0.2 }),
+  /** upstream error codes counted as quality failures besides 131049, 131050, 131048, 131031, 130497; comma-separated */
+  QUALITY_GUARD_FAILURE_CODES: Type.String({ pattern: '^(\\d{1,9}(,\\d{1,9})*)?$', default: '' }),
+  /** how long a guard pause's cause must stay cleared before the campaign resumes by itself */
+  QUALITY_GUARD_RECOVERY_MS: Int(0, 3600000)
 })
 
 export type Config = Static<typeof ConfigSchema>

@@ -6,7 +6,7 @@ import { readCampaignUpload, type CampaignSender, type CreateDeps } from '../../
 import { fillTemplateText } from '../../src/campaigns/preview.js'
 import { identifier } from '../../src/dashboard/html.js'
 import { page, sendHtml } from '../../src/dashboard/page.js'
-import { campaignContent, campaignsContent, newCampaignContent, previewContent, progressOf, type CampaignRow } from '../../src/dashboard/views/campaigns.js'
+import { campaignContent, campaignsContent, newCampaignContent, pausedNote, previewContent, progressOf, type CampaignRow } from '../../src/dashboard/views/campaigns.js'
 import { AppError, noActiveConnection, notFound } from '../../src/errors.js'
 import { checkFormToken } from '../../plugins/csrf.js'
 
@@ -144,7 +144,7 @@ const campaigns: FastifyPluginAsyncTypebox = async function (app) {
     const { campaign, counts, failures } = found
     return {
       ok: true,
-      campaign: { id: campaign.id, status: campaign.status, status_label: campaign.status.replaceAll('_', ' '), progress: progressOf(counts), total: counts.total },
+      campaign: { id: campaign.id, status: campaign.status, status_label: campaign.status.replaceAll('_', ' '), progress: progressOf(counts), total: counts.total, paused_note: pausedNote(campaign) },
       counts,
       failures: failures.map(failure => ({ code: failure.code, text: `${failure.text ?? ''}: ${failure.count}` }))
     }

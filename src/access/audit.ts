@@ -13,9 +13,9 @@ export type AuditAction = typeof AUDIT_ACTIONS[number]
 
 export type TargetKind = 'key' | 'workspace' | 'connection' | 'webhook_endpoint' | 'suppression' | 'campaign' | 'user'
 
-/** Who made a change and from where: an API key, a dashboard user, or an operator at the command line. */
+/** Who made a change and from where: an API key, a dashboard user, an operator at the command line, or the service itself. */
 export interface Who {
-  actor: { kind: 'key' | 'dashboard' | 'cli', id: string | null }
+  actor: { kind: 'key' | 'dashboard' | 'cli' | 'system', id: string | null }
   /** the client's address (the proxy's view with TRUST_PROXY); null at the command line */
   ip: string | null
 }
@@ -38,7 +38,9 @@ export const actors = {
   /** the signed-in dashboard user of a request (routes with `config.dashboard`) */
   account: (request: { account: { user: { id: string } }, ip: string }): Who => actors.dashboard(request.account.user.id, request.ip),
   /** the operating-system account that ran `outbound …` */
-  cli: (): Who => ({ actor: { kind: 'cli', id: operator() }, ip: null })
+  cli: (): Who => ({ actor: { kind: 'cli', id: operator() }, ip: null }),
+  /** the service itself: the quality guard's pauses and resumes (CONTRACT.md 21) */
+  system: (): Who => ({ actor: { kind: 'system', id: null }, ip: null })
 }
 
 export const audit = {

@@ -17,6 +17,8 @@ import { CACHE_CHANNEL } from '../store/read-cache.js'
 export type AudienceEvent =
   | { kind: 'preference', phoneNumberId: string, recipient: string, value: 'stop' | 'resume' }
   | { kind: 'tier', wabaId: string, tier: string }
+  /** a phone_number_quality_update's event (FLAGGED, UNFLAGGED, DOWNGRADE, UPGRADE…), for the quality guard (CONTRACT.md 21) */
+  | { kind: 'quality', wabaId: string, digits: string | null, event: string, rating: string | null }
 
 /** What an upstream error code says about a recipient or a template (CONTRACT.md 14). */
 export interface Refusal { workspaceId: string, recipient: string, errorCode: string, payload: unknown }

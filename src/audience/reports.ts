@@ -6,11 +6,17 @@ import type { UsageGroup, UsageStore } from '../store/usage.js'
 import { countryOf } from './countries.js'
 import { limitOfNumbers } from './tiers.js'
 
-/** GET /api/limits.php's numbers: each with its WABA's messaging limit and its use (shared by the WABA's numbers). */
-export async function limitsOf (active: ActiveConnection | undefined, messagingLimit: Pick<MessagingLimitStore, 'usage'>, throughputMps?: number) {
+/** The numbers' quality signals since a time, oldest first (src/store/campaign-guard.ts). */
+export type QualityHistoryOf = (numbers: string[], since: Date) => Promise<Map<string, Array<{ rating: string | null, event: string | null, at: Date }>>>
+
+const HISTORY_MS = 30 * DAY_MS
+
+/** GET /api/limits.php's numbers: each with its WABA's messaging limit and its use (shared by the WABA's numbers), and its last 30 days of quality signals. */
+export async function limitsOf (active: ActiveConnection | undefined, messagingLimit: Pick<MessagingLimitStore, 'usage'>, throughputMps?: number, historyOf?: QualityHistoryOf) {
   if (!active) return []
   const limit = limitOfNumbers(active.numbers.map(number => number.messagingLimitTier))
   const usage = await messagingLimit.usage(active.connection.wabaId)
+  const history = await historyOf?.(active.numbers.map(number => number.phoneNumberId), new Date(Date.now() - HISTORY_MS))
   return active.numbers.map(number => ({
     phone_number_id: number.phoneNumberId,
     display_phone_number: number.displayPhoneNumber,
@@ -22,7 +28,8 @@ export async function limitsOf (active: ActiveConnection | undefined, messagingL
       used_24h: usage.used,
       available: limit === null ? null : Math.max(0, limit - usage.used),
       next_slot_at: usage.oldest === null ? null : new Date(usage.oldest.getTime() + DAY_MS).toISOString()
-    }
+    },
+    quality_history: (history?.get(number.phoneNumberId) ?? []).map(signal => ({ rating: signal.rating, event: signal.event, at: signal.at.toISOString() }))
   }))
 }
 

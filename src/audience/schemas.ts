@@ -46,7 +46,12 @@ export const LimitsSchema = Type.Object({
       used_24h: Type.Integer(),
       available: Nullable(Type.Integer({ description: 'null: unlimited' })),
       next_slot_at: Nullable(Type.String({ format: 'date-time', description: 'When the oldest counted recipient leaves the rolling 24 h; null when none is counted.' }))
-    })
+    }),
+    quality_history: Type.Array(Type.Object({
+      rating: Nullable(Type.String()),
+      event: Nullable(Type.String()),
+      at: Type.String({ format: 'date-time' })
+    }), { description: "The last 30 days of the number's quality signals, oldest first: a webhook's event (with the rating when known), or an hourly read's rating (event null)." })
   }))
 })
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { CAMPAIGN_STATUSES } from '../../db/schema.js'
+import { CAMPAIGN_STATUSES, PAUSED_REASONS } from '../../db/schema.js'
 import { ErrorEnvelopeSchema } from '../messages/schemas.js'
 
 const Count = Type.Integer({ minimum: 0 })
@@ -16,6 +16,7 @@ export const CampaignSchema = Type.Object({
   send_at: Type.String({ format: 'date-time' }),
   created_at: Type.String({ format: 'date-time' }),
   completed_at: Nullable(Type.String({ format: 'date-time' })),
+  paused_reason: Type.Union([...PAUSED_REASONS.map(reason => Type.Literal(reason)), Type.Null()], { description: 'Why it is paused: by the quality guard (number_flagged, tier_downgraded, template_paused, template_quality_red, failure_rate) or by a person (manual); null when not paused.' }),
   counts: Type.Object({
     total: Count, rejected: Count, skipped: Count, waiting: Count, queued: Count, sent: Count, delivered: Count, read: Count, failed: Count, cancelled: Count
   }, { description: 'Every recipient once, in the bucket of its current state: they add up to total.' })

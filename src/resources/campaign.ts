@@ -1,4 +1,4 @@
-import type { CampaignRecord, CampaignStatus } from '../../db/schema.js'
+import type { CampaignRecord, CampaignStatus, PausedReason } from '../../db/schema.js'
 
 /** Every bucket a recipient can be in; they add up to `total` (CONTRACT.md 15). */
 export interface CampaignCounts {
@@ -55,6 +55,8 @@ export function campaignView (campaign: CampaignRecord, counts: CampaignCounts) 
     send_at: campaign.sendAt.toISOString(),
     created_at: campaign.createdAt.toISOString(),
     completed_at: campaign.completedAt?.toISOString() ?? null,
+    // why it stopped (CONTRACT.md 21); a campaign paused before the guard was paused by a person
+    paused_reason: (campaign.status === 'paused' ? campaign.pausedReason ?? 'manual' : null) as PausedReason | null,
     counts
   }
 }

@@ -31,15 +31,7 @@ export type BuildMessage = (campaign: CampaignRecord, recipient: Recipient) => C
 
 /** Campaigns (CONTRACT.md 15): their rows, their recipients, the message records made from them, and their counts. */
 export function campaignStore (db: Database, { build, outbox }: { build: BuildMessage, outbox: OutboxBell }) {
-  async function tally (executor: Executor, campaignId: string): Promise<MessageTally[]> {
-    const result = await executor.execute(sql`select status, coalesce(error_code = 'cancelled', false) as cancelled, count(*)::int as n
-      from messages where campaign_id = ${campaignId} group by 1, 2`)
-    return rowsOf<{ status: string, cancelled: boolean, n: number }>(result).map(row => ({ status: row.status, cancelled: row.cancelled, count: Number(row.n) }))
-  }
-
-  async function withCounts (executor: Executor, campaign: CampaignRecord): Promise<{ campaign: CampaignRecord, counts: CampaignCounts }> {
-    return { campaign, counts: campaignCounts(campaign, await tally(executor, campaign.id)) }
-  }
+  const withCounts = campaignWithCounts
 
   // Claims at their slots share one statement: at a campaign's rate one update each would crowd out every other query.
   const claims = createBatcher(async (batch: Array<{ id: string, dispatcherId: string }>) => {
@@ -135,9 +127,11 @@ export function campaignStore (db: Database, { build, outbox }: { build: BuildMe
       const acted = await db.transaction(async tx => {
         const [current] = await tx.select().from(campaigns).where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId))).for('update')
         if (!current) return undefined
-        const next = transition(current, action)
+        // a person's pause of a campaign the guard paused makes it theirs: it no longer resumes by itself
+        const takenOver = action === 'pause' && current.status === 'paused' && current.pausedReason !== 'manual'
+        const next = takenOver ? 'paused' : transition(current, action)
         if (next === undefined) return { campaign: current, changed: false }
-        const [row] = await tx.update(campaigns).set({ status: next, updatedAt: new Date() }).where(eq(campaigns.id, id)).returning()
+        const [row] = await tx.update(campaigns).set({ status: next, updatedAt: new Date(), ...byHand(action) }).where(eq(campaigns.id, id)).returning()
         if (next === 'cancelled') {
           await tx.execute(sql`update messages set status = 'failed', error_code = ${CANCELLED.code}, error_text = ${CANCELLED.text}, failed_at = now(), updated_at = now()
             where campaign_id = ${id} and status = 'queued'`)
@@ -234,6 +228,16 @@ export function campaignStore (db: Database, { build, outbox }: { build: BuildMe
 
 export type CampaignStore = ReturnType<typeof campaignStore>
 
+/**
+ * What a person's action leaves of the guard's state (CONTRACT.md 21): a pause is `manual`; a resume
+ * holds until the next signal, so the failure rate counts afresh from now.
+ */
+function byHand (action: 'pause' | 'resume' | 'cancel'): Partial<CampaignRecord> {
+  if (action === 'pause') return { pausedReason: 'manual', resumeAfter: null }
+  if (action === 'resume') return { pausedReason: null, resumeAfter: null, guardSince: new Date() }
+  return { pausedReason: null, resumeAfter: null }
+}
+
 function transition (campaign: CampaignRecord, action: 'pause' | 'resume' | 'cancel'): CampaignStatus | undefined {
   const ended = campaign.status === 'completed' || campaign.status === 'cancelled'
   if (ended) return undefined
@@ -241,6 +245,17 @@ function transition (campaign: CampaignRecord, action: 'pause' | 'resume' | 'can
   if (action === 'pause') return campaign.status === 'paused' ? undefined : 'paused'
   if (campaign.status !== 'paused') return undefined
   return campaign.sendAt.getTime() > Date.now() ? 'scheduled' : 'running'
+}
+
+async function tally (executor: Executor, campaignId: string): Promise<MessageTally[]> {
+  const result = await executor.execute(sql`select status, coalesce(error_code = 'cancelled', false) as cancelled, count(*)::int as n
+    from messages where campaign_id = ${campaignId} group by 1, 2`)
+  return rowsOf<{ status: string, cancelled: boolean, n: number }>(result).map(row => ({ status: row.status, cancelled: row.cancelled, count: Number(row.n) }))
+}
+
+/** The campaign with its counts read in `executor` (a transaction sees its own changes). */
+export async function campaignWithCounts (executor: Executor, campaign: CampaignRecord): Promise<{ campaign: CampaignRecord, counts: CampaignCounts }> {
+  return { campaign, counts: campaignCounts(campaign, await tally(executor, campaign.id)) }
 }
 
 /** How a cancelled campaign's unsent messages end. */
@@ -274,7 +289,8 @@ async function cancelUnmade (db: Database, campaignId: string, build: BuildMessa
   })
 }
 
-async function requeueOrphans (tx: Executor, campaign: CampaignRecord): Promise<number> {
+/** Gives a job back to the campaign's queued messages that lost theirs (withdrawn while it was paused), in the caller's transaction. */
+export async function requeueOrphans (tx: Executor, campaign: CampaignRecord): Promise<number> {
   const result = await tx.execute(sql`select m.id from messages m where m.campaign_id = ${campaign.id} and m.status = 'queued'
     and not exists (select 1 from jobs j where j.queue = ${CAMPAIGN_SENDS} and j.group_key = m.phone_number_id and j.payload = convert_to(m.id, 'UTF8'))
     order by m.created_at, m.id limit 5000`)

@@ -16,7 +16,7 @@ export interface TemplateEvent {
   change: { status?: string, category?: string, quality?: string }
 }
 
-export interface TemplateChange { id: string, workspaceId: string, name: string, language: string, status: string, category: string | null, quality: string | null }
+export interface TemplateChange { id: string, workspaceId: string, name: string, language: string, status: string, category: string | null, quality: string | null, change: TemplateEvent['change'] }
 
 /**
  * Applies one template event to every workspace connected to the WABA. The template is found by
@@ -37,7 +37,7 @@ export async function applyTemplateEvent (tx: Executor, event: TemplateEvent): P
     where t.waba_id = ${event.wabaId} and ${match}
     returning t.id, t.workspace_id, t.name, t.language, t.status, t.category, t.quality`)
   return rowsOf<{ id: string, workspace_id: string, name: string, language: string, status: string, category: string | null, quality: string | null }>(result)
-    .map(row => ({ id: row.id, workspaceId: row.workspace_id, name: row.name, language: row.language, status: row.status, category: row.category, quality: row.quality }))
+    .map(row => ({ id: row.id, workspaceId: row.workspace_id, name: row.name, language: row.language, status: row.status, category: row.category, quality: row.quality, change: event.change }))
 }
 
 export function templateStore (db: Database) {

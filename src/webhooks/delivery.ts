@@ -67,6 +67,7 @@ export function readDelivery (parts: DeliveryParts, jobId: number, raw: Buffer, 
           if (!wabaId) break
           parts.refreshWabas.add(wabaId)
           readTier(parts, wabaId, change.value)
+          if (change.field === 'phone_number_quality_update') readQuality(parts, wabaId, change.value)
           break
         case 'user_preferences': readPreferences(parts, aside, change.value); break
       }
@@ -187,6 +188,15 @@ function readTemplate (parts: DeliveryParts, jobId: number, aside: Aside, wabaId
 function readTier (parts: DeliveryParts, wabaId: string, value: Record<string, unknown>): void {
   const tier = tierOfWebhookValue(value.max_daily_conversations_per_business ?? value.current_limit)
   if (tier) parts.audience.push({ kind: 'tier', wabaId, tier })
+}
+
+/** A quality or tier move of one number, named by its display number (the value has no phone_number_id). */
+function readQuality (parts: DeliveryParts, wabaId: string, value: Record<string, unknown>): void {
+  const event = shortString(value.event, 64)
+  if (!event) return
+  const display = shortString(value.display_phone_number, 64)?.replace(/[^0-9]/g, '')
+  const rating = shortString(value.quality_rating ?? value.current_quality_rating, 32) ?? null
+  parts.audience.push({ kind: 'quality', wabaId, digits: display || null, event, rating })
 }
 
 /** `user_preferences`: a user stopped or resumed marketing messages. */

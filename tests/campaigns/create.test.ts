@@ -20,8 +20,8 @@ describe('campaigns: creation (JSON) and reads', () => {
     const body = response.json() as { ok: true, campaign: C, rejected: unknown[] }
     expect(body.ok).toBe(true)
     const campaign = body.campaign
-    expect(Object.keys(campaign).sort()).toEqual(['completed_at', 'counts', 'created_at', 'id', 'language', 'name', 'phone_number_id', 'send_at', 'status', 'template'])
-    expect(campaign).toMatchObject({ name: 'Spring sale', template: 'order_confirmation', language: 'en_US', phone_number_id: ctx.workspace.connection.phone_numbers[0].phone_number_id, completed_at: null })
+    expect(Object.keys(campaign).sort()).toEqual(['completed_at', 'counts', 'created_at', 'id', 'language', 'name', 'paused_reason', 'phone_number_id', 'send_at', 'status', 'template'])
+    expect(campaign).toMatchObject({ name: 'Spring sale', template: 'order_confirmation', language: 'en_US', phone_number_id: ctx.workspace.connection.phone_numbers[0].phone_number_id, completed_at: null, paused_reason: null })
     expect(campaign.id).toMatch(/^cmp_/)
     expect(['running', 'completed']).toContain(campaign.status)
     expect(campaign.counts.total).toBe(6)

@@ -175,7 +175,9 @@
         var bar = card.querySelector('progress')
         bar.value = data.campaign.progress
         bar.textContent = data.campaign.progress + '%'
-        fill(card, { progress: data.campaign.progress + '%', total: data.campaign.total })
+        fill(card, { progress: data.campaign.progress + '%', total: data.campaign.total, 'paused-note': data.campaign.paused_note })
+        var note = card.querySelector('[data-field="paused-note"]')
+        if (note) note.hidden = !data.campaign.paused_note
         Object.keys(data.counts).forEach(function (bucket) {
           var cell = card.querySelector('[data-count="' + bucket + '"]')
           if (cell) cell.textContent = String(data.counts[bucket])

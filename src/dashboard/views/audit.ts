@@ -38,6 +38,7 @@ export function auditContent (view: AuditView): SafeHtml {
 function actorLabel ({ actorKind, actorId }: AuditRow, view: AuditView): SafeHtml {
   if (actorKind === 'key') return html`API key ${named(actorId, view.keyNames)}`
   if (actorKind === 'dashboard') return html`Dashboard: ${actorId ? identifier(view.userEmails.get(actorId) ?? actorId) : 'unknown user'}`
+  if (actorKind === 'system') return html`Outbound itself (quality guard)`
   return html`Command line${actorId && html` (${actorId})`}`
 }
 

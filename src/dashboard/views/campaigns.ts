@@ -1,4 +1,4 @@
-import type { CampaignRecord } from '../../../db/schema.js'
+import type { CampaignRecord, PausedReason } from '../../../db/schema.js'
 import type { Rejection } from '../../campaigns/recipients.js'
 import type { CampaignCounts } from '../../resources/campaign.js'
 import type { PhoneNumber } from '../../store/connections.js'
@@ -40,6 +40,7 @@ function campaignCard ({ campaign, counts, failures }: CampaignRow, csrfToken: s
   return html`<article class="card campaign" data-campaign-id="${campaign.id}"${live ? html` data-live-campaign="/dashboard/campaigns/${campaign.id}/status"` : ''}>
   <h3>${linked ? html`<a href="/dashboard/campaigns/${campaign.id}">${identifier(campaign.name)}</a>` : identifier(campaign.name)} <span data-field="status-badge">${badge(campaign.status, campaign.status.replaceAll('_', ' '))}</span></h3>
   <p class="muted">Template <code class="template-name">${campaign.template}</code> (${campaign.language}) from ${campaign.phoneNumberId} · starts ${time(campaign.sendAt)}${campaign.completedAt ? html` · completed ${time(campaign.completedAt)}` : ''}</p>
+  ${pausedBlock(campaign)}
   <p class="campaign-progress"><progress max="100" value="${String(percent)}" aria-label="Progress of ${campaign.name}">${String(percent)}%</progress> <span><span data-field="progress">${String(percent)}%</span> of <span data-field="total">${String(counts.total)}</span></span></p>
   <dl class="counts">${BUCKETS.map(bucket => html`<div><dt>${bucket}</dt><dd data-count="${bucket}">${String(counts[bucket])}</dd></div>`)}</dl>
   <div data-failures${flag('hidden', failures.length === 0)}><h4>Why messages failed</h4><ul data-field="failures">${failures.map(failure => html`<li><code>${failure.code}</code> ${failure.text ?? ''}: ${String(failure.count)}</li>`)}</ul></div>
@@ -49,6 +50,28 @@ function campaignCard ({ campaign, counts, failures }: CampaignRow, csrfToken: s
     ${action('cancel', 'Cancel', 'danger', !live)}
   </div>
 </article>`
+}
+
+/** Why a paused campaign stopped and what will start it again (CONTRACT.md 21). */
+const PAUSED_BECAUSE: Record<PausedReason, { why: string, resumes: string }> = {
+  number_flagged: { why: 'Paused by the quality guard: its number was flagged (quality RED).', resumes: 'It resumes by itself once the number has been unflagged (quality back to yellow or green) for the recovery time, or when you resume it.' },
+  tier_downgraded: { why: "Paused by the quality guard: its number's messaging limit dropped below what the campaign has left to send.", resumes: 'It resumes by itself as soon as its remaining recipients fit what the limit has left, or once the limit has been raised again for the recovery time, or when you resume it.' },
+  template_paused: { why: 'Paused by the quality guard: its template was paused or disabled by Meta.', resumes: 'It resumes by itself once the template has been approved again for the recovery time, or when you resume it.' },
+  template_quality_red: { why: "Paused by the quality guard: its template's quality turned red.", resumes: "It resumes by itself once the template's quality has been back to yellow or green for the recovery time, or when you resume it." },
+  failure_rate: { why: 'Paused by the quality guard: too many of its last messages failed with errors that signal blocks, reports or opt-outs.', resumes: 'It resumes only when you resume it: check the failure reasons below first.' },
+  manual: { why: 'Paused by hand.', resumes: 'It resumes when you resume it.' }
+}
+
+/** Why the campaign stopped and what will start it again, in words; null when it is not paused. */
+export function pausedNote (campaign: Pick<CampaignRecord, 'status' | 'pausedReason'>): string | null {
+  if (campaign.status !== 'paused') return null
+  const reason = PAUSED_BECAUSE[campaign.pausedReason ?? 'manual']
+  return `${reason.why} ${reason.resumes}`
+}
+
+function pausedBlock (campaign: CampaignRecord): SafeHtml {
+  const note = pausedNote(campaign)
+  return html`<p class="paused-reason" data-paused-reason="${campaign.status === 'paused' ? campaign.pausedReason ?? 'manual' : ''}" data-field="paused-note"${flag('hidden', note === null)}>${note ?? ''}</p>`
 }
 
 export interface NewCampaignView {

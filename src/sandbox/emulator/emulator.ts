@@ -1,7 +1,7 @@
 import { clearRecords, createContext } from './context.js'
 import { buildEmulatorApp } from './server.js'
 import type { Emulator, EmulatorOptions } from './types.js'
-import { injectInbound, sendMessagingLimitUpdate, sendTemplateStatusUpdate, sendUserPreference, sendWebhook } from './webhook-api.js'
+import { injectInbound, sendMessagingLimitUpdate, sendQualityUpdate, sendTemplateQualityUpdate, sendTemplateStatusUpdate, sendUserPreference, sendWebhook } from './webhook-api.js'
 
 export async function startEmulator (options: EmulatorOptions = {}): Promise<Emulator> {
   const context = createContext(options)
@@ -28,6 +28,9 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Emu
     sendTemplateStatusUpdate: update => sendTemplateStatusUpdate(context, update),
     sendMessagingLimitUpdate: update => sendMessagingLimitUpdate(context, update),
     sendUserPreference: update => sendUserPreference(context, update),
+    setQualityRating: (phoneNumberId, rating) => { context.accounts.number(phoneNumberId).number.qualityRating = rating },
+    sendQualityUpdate: update => sendQualityUpdate(context, update),
+    sendTemplateQualityUpdate: update => sendTemplateQualityUpdate(context, update),
     sendWebhook: (wabaId, body, webhookOptions) => sendWebhook(context, wabaId, body, webhookOptions),
     callbackFor: wabaId => context.accounts.node(wabaId)?.waba.callback,
     idle: () => context.webhooks.idle(),

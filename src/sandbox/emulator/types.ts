@@ -180,6 +180,12 @@ export interface Emulator {
   sendMessagingLimitUpdate (update: { wabaId: string, tier: string }): Promise<DeliveryStatus>
   /** a user_preferences webhook: the user stopped or resumed marketing messages */
   sendUserPreference (update: { phoneNumberId: string, waId?: string, userId?: string, value: 'stop' | 'resume' }): Promise<DeliveryStatus>
+  /** what the number's node says as its quality_rating from now on (no webhook: an hourly read finds it) */
+  setQualityRating (phoneNumberId: string, rating: string): void
+  /** FLAGGED (the node's rating RED) or UNFLAGGED (GREEN), told by a phone_number_quality_update */
+  sendQualityUpdate (update: { phoneNumberId: string, event: 'FLAGGED' | 'UNFLAGGED' }): Promise<DeliveryStatus>
+  /** a message_template_quality_update with the template's new score */
+  sendTemplateQualityUpdate (update: { wabaId: string, name: string, language: string, score: 'GREEN' | 'YELLOW' | 'RED' | 'UNKNOWN', previous?: string }): Promise<DeliveryStatus>
   sendWebhook (wabaId: string, body: unknown, options?: SendWebhookOptions): Promise<DeliveryStatus>
   callbackFor (wabaId: string): string | undefined
   idle (): Promise<void>

@@ -53,12 +53,16 @@ export async function sendWebhook (context: EmulatorContext, wabaId: string, bod
   return await context.webhooks.post(callback, body, options)
 }
 
+// Meta's tiers from the lowest: a change along them is an UPGRADE or a DOWNGRADE
+const TIERS = ['TIER_50', 'TIER_250', 'TIER_1K', 'TIER_2K', 'TIER_10K', 'TIER_100K', 'TIER_UNLIMITED']
+
 /** A messaging-limit change for the whole WABA: its numbers report the tier, and a phone_number_quality_update says so (upstream-facts.md 4.8). */
 export async function sendMessagingLimitUpdate (context: EmulatorContext, update: { wabaId: string, tier: string }): Promise<DeliveryStatus> {
   const waba = context.accounts.waba(update.wabaId)
   const old = waba.account.phoneNumbers[0]?.messagingLimitTier ?? 'TIER_2K'
   for (const number of waba.account.phoneNumbers) number.messagingLimitTier = update.tier
-  const value = { display_phone_number: digitsOf(waba.account.phoneNumbers[0]?.displayPhoneNumber ?? ''), event: 'UPGRADE', old_limit: old, max_daily_conversations_per_business: update.tier }
+  const event = TIERS.indexOf(update.tier) < TIERS.indexOf(old) ? 'DOWNGRADE' : 'UPGRADE'
+  const value = { display_phone_number: digitsOf(waba.account.phoneNumbers[0]?.displayPhoneNumber ?? ''), event, old_limit: old, max_daily_conversations_per_business: update.tier }
   return await sendWebhook(context, update.wabaId, envelope(update.wabaId, 'phone_number_quality_update', value, Math.floor(Date.now() / 1000)))
 }
 
@@ -79,4 +83,29 @@ export async function sendUserPreference (context: EmulatorContext, update: { ph
     }]
   }
   return await sendWebhook(context, waba.account.wabaId, envelope(waba.account.wabaId, 'user_preferences', value, Math.floor(Date.now() / 1000)))
+}
+
+/**
+ * A number's quality moves (upstream-facts.md 4.8): FLAGGED sets its node's rating RED, UNFLAGGED
+ * GREEN, and a phone_number_quality_update says so, naming the number by its display number only.
+ */
+export async function sendQualityUpdate (context: EmulatorContext, update: { phoneNumberId: string, event: 'FLAGGED' | 'UNFLAGGED' }): Promise<DeliveryStatus> {
+  const { waba, number } = context.accounts.number(update.phoneNumberId)
+  number.qualityRating = update.event === 'FLAGGED' ? 'RED' : 'GREEN'
+  const value = { display_phone_number: digitsOf(number.displayPhoneNumber), event: update.event, max_daily_conversations_per_business: number.messagingLimitTier ?? 'TIER_2K' }
+  return await sendWebhook(context, waba.account.wabaId, envelope(waba.account.wabaId, 'phone_number_quality_update', value, Math.floor(Date.now() / 1000)))
+}
+
+/** A template's quality score changed (message_template_quality_update, upstream-facts.md 8.5). */
+export async function sendTemplateQualityUpdate (context: EmulatorContext, update: { wabaId: string, name: string, language: string, score: 'GREEN' | 'YELLOW' | 'RED' | 'UNKNOWN', previous?: string }): Promise<DeliveryStatus> {
+  const template = context.accounts.waba(update.wabaId).templates.find(t => t.name === update.name && t.language === update.language)
+  const id = template ? Number(template.id) : 0
+  const value = {
+    previous_quality_score: update.previous ?? 'GREEN',
+    new_quality_score: update.score,
+    message_template_id: Number.isSafeInteger(id) ? id : template?.id,
+    message_template_name: update.name,
+    message_template_language: update.language
+  }
+  return await sendWebhook(context, update.wabaId, envelope(update.wabaId, 'message_template_quality_update', value, Math.floor(Date.now() / 1000)))
 }

@@ -4,7 +4,7 @@
 // timed (p99). On TEST_DATABASE_URL's PostgreSQL when set, else the embedded in-memory database.
 // The gateway runs in this process (app.inject): RSS is sampled every 10 ms around each request,
 // after the request body was built and a full collection, so it counts what the gateway added.
-// Smoke run: BENCH_CAMPAIGN_N=2000 npx tsx bench/campaign.ts
+// Smoke run: BENCH_CAMPAIGN_N=2000 npx tsx bench/campaign.ts; QUALITY_GUARD=off|on is passed to the gateway (section 21's guard, on by default)
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { performance } from 'node:perf_hooks'
@@ -25,7 +25,7 @@ const gc = runInNewContext('gc') as () => void
 // ~2,000 recipients (waiting_for_limit) and the window would close on a stalled campaign. The limit
 // has its own tests; this measures the drain's rate. The emulator's numbers are STANDARD (80/s): it
 // is told the bench's rate, else it refuses the rest with 130429 (the first full run: 49,135 failed).
-const gateway = await startGateway({ env: { THROUGHPUT_MPS: MPS, RATE_LIMIT_MAX: '1000000', PAIR_RATE_BURST: '1000', TEMPLATE_SYNC_INTERVAL_MS: '0', MESSAGING_LIMIT_CHECK: 'off' }, emulator: { statusDelaysMs: { sent: 0, delivered: 0, read: 0 }, throughputMps: Number(MPS) } })
+const gateway = await startGateway({ env: { THROUGHPUT_MPS: MPS, RATE_LIMIT_MAX: '1000000', PAIR_RATE_BURST: '1000', TEMPLATE_SYNC_INTERVAL_MS: '0', MESSAGING_LIMIT_CHECK: 'off', ...(process.env.QUALITY_GUARD !== undefined && { QUALITY_GUARD: process.env.QUALITY_GUARD }) }, emulator: { statusDelaysMs: { sent: 0, delivered: 0, read: 0 }, throughputMps: Number(MPS) } })
 gateway.emulator.setStatusOptions('global', { statuses: [] })
 const workspace = await connectedWorkspace(gateway, 'scale')
 const to = (index: number, base: number) => `1777${String(base + index).padStart(7, '0')}`

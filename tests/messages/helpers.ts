@@ -57,11 +57,3 @@ export function expectEnvelope (response: LightMyRequestResponse, status: number
   }
   return body
 }
-
-export async function until (condition: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!await condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise(resolve => setTimeout(resolve, 20))
-  }
-}

@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { request } from 'node:http'
 import { sql } from 'drizzle-orm'
 import { rowsOf } from '../../db/client.js'
 import { messages } from '../../db/schema.js'
-import { signBody } from '../../src/sandbox/emulator/index.js'
 import { cliEnv, repoRoot } from '../cli/run-cli.js'
 import { freePort } from '../helpers/gateway.js'
 import { waitFor } from '../helpers/wait.js'
+import { postWebhook } from '../helpers/webhook.js'
 import { seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
 import { envelope, messagesValue, NUMBER_ID, status, textMessage } from './helpers.js'
 
@@ -64,19 +63,6 @@ export async function seedDeliveries (store: ServerStore, count: number, statuse
   return { workspaceId, bodies }
 }
 
-/** POST /webhooks/whatsapp, signed, on a connection of its own; the status, or 0 when the connection broke. */
-export async function postWebhook (url: string, raw: string): Promise<number> {
-  return await new Promise(resolve => {
-    const call = request(`${url}/webhooks/whatsapp`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signBody(raw, APP_SECRET) } }, response => {
-      response.resume()
-      response.on('end', () => resolve(response.statusCode ?? 0))
-      response.on('error', () => resolve(0))
-    })
-    call.on('error', () => resolve(0))
-    call.end(raw)
-  })
-}
-
 /** Posts every body, `concurrency` at a time, to the servers in turn; the answers in the bodies' order. */
 export async function postAll (urls: string[], bodies: string[], concurrency: number): Promise<number[]> {
   const answers: number[] = new Array(bodies.length)
@@ -84,7 +70,7 @@ export async function postAll (urls: string[], bodies: string[], concurrency: nu
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < bodies.length) {
       const index = next++
-      answers[index] = await postWebhook(urls[index % urls.length], bodies[index])
+      answers[index] = (await postWebhook(urls[index % urls.length], bodies[index], APP_SECRET)).status
     }
   }))
   return answers

@@ -3,8 +3,9 @@ import { addEndpoint } from '../../src/events/endpoints.js'
 import { loadConfig } from '../../src/config.js'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
 import { startServer } from '../cli/run-cli.js'
+import { sendOver } from '../helpers/send.js'
 import { waitFor } from '../helpers/wait.js'
-import { post, seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
+import { seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
 import { startReceiver, type Receiver } from './receiver.js'
 
 /**
@@ -37,7 +38,7 @@ export function describeDeliveryKillRestart (backend: string, open: () => Promis
         await addEndpoint({ webhooks: stores.webhooks, cipher, config: loadConfig({ ...env, LOG_LEVEL: 'silent' }) }, { workspaceId, url: receiver.url, events: ['message.sent'] })
       })
       const first = await startServer(env)
-      const statuses = await Promise.all(Array.from({ length: 30 }, async (_, index) => await post(first.url, authorization, { to: `1555400${String(index).padStart(4, '0')}`, body: 'Hello' })))
+      const statuses = await Promise.all(Array.from({ length: 30 }, async (_, index) => (await sendOver(first.url, authorization, { to: `1555400${String(index).padStart(4, '0')}`, body: 'Hello' })).status))
       expect(statuses.every(status => status === 200)).toBe(true)
       await waitFor(async () => receiver.received.length >= 4, { what: 'attempts in flight' })
       first.process.kill('SIGKILL')

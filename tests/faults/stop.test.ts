@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
 import { cliEnv, freePort, repoRoot } from '../cli/run-cli.js'
-import { embeddedStore, post, seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
+import { embeddedStore, seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
+import { sendOver } from '../helpers/send.js'
 import { waitFor } from '../helpers/wait.js'
 
 /**
@@ -63,7 +64,7 @@ describe('foul weather: SIGTERM and SIGINT to npm start', () => {
     const to = '15552900001'
     emulator.setFaults({ recipient: to }, { latencyMs: 2500 })
     const requests = emulator.requests.length
-    const answer = post(server.url, workspace.authorization, { to, body: 'Hello' })
+    const answer = sendOver(server.url, workspace.authorization, { to, body: 'Hello' }).then(sent => sent.status)
     await waitFor(async () => emulator.requests.slice(requests).some(request => request.path.endsWith('/messages')), { what: 'the send with the upstream' })
     const signalled = Date.now()
     server.npm.kill('SIGTERM')

@@ -1,7 +1,7 @@
-import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
 import { startServer } from '../cli/run-cli.js'
+import { sendOver } from '../helpers/send.js'
 import { waitFor } from '../helpers/wait.js'
 import { seedWorkspace, type ServerStore } from '../pacer/server-process.js'
 
@@ -85,19 +85,8 @@ export function describeCrashWithKey (backend: string, open: () => Promise<Serve
   })
 }
 
-interface Answer { status: number, body: string, replayed: string | undefined }
-
 /** POST /api/messages.php with an Idempotency-Key on a connection of its own; status 0 when the connection broke. */
-async function postKeyed (url: string, authorization: string, body: Record<string, unknown>, key: string): Promise<Answer> {
-  return await new Promise(resolve => {
-    const broken = () => resolve({ status: 0, body: '', replayed: undefined })
-    const call = request(`${url}/api/messages.php`, { method: 'POST', agent: false, headers: { authorization, 'content-type': 'application/json', 'idempotency-key': key } }, response => {
-      let text = ''
-      response.on('data', chunk => { text += chunk })
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text, replayed: response.headers['idempotent-replayed'] as string | undefined }))
-      response.on('error', broken)
-    })
-    call.on('error', broken)
-    call.end(JSON.stringify(body))
-  })
+async function postKeyed (url: string, authorization: string, body: Record<string, unknown>, key: string): Promise<{ status: number, body: string, replayed: string | undefined }> {
+  const answer = await sendOver(url, authorization, body, { 'idempotency-key': key })
+  return { status: answer.status, body: answer.body, replayed: answer.headers['idempotent-replayed'] as string | undefined }
 }

@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { messages } from '../../db/schema.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { freePort } from '../helpers/gateway.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
-import { expectEnvelope, latestRecord, RECIPIENT, send } from './helpers.js'
+import { expectEnvelope, latestRecord, RECIPIENT } from './helpers.js'
 
 // well above the 700 ms the slow-answer tests wait: on a loaded machine the emulator, on this process's
 // event loop, answered those past 800 ms

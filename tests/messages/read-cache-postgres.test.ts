@@ -11,9 +11,9 @@ import { createUpstreamClient } from '../../src/upstream/client.js'
 import { runCli } from '../cli/run-cli.js'
 import { TEST_ENCRYPTION_KEY, testConfig } from '../helpers/config.js'
 import { connectedWorkspace, type ConnectedWorkspace } from '../helpers/gateway.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
-import { send } from './helpers.js'
 
 const serverUrl = process.env.TEST_DATABASE_URL
 // CONTRACT.md 2: a revoked key is refused at most 1 s later, also across processes.

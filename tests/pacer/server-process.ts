@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises'
-import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../../src/config.js'
@@ -54,18 +53,5 @@ export async function seedWorkspace (store: ServerStore): Promise<{ workspaceId:
     ])
     const { secret } = await stores.keys.create(workspace.id, 'durability')
     return { workspaceId: workspace.id, authorization: `Bearer ${secret}` }
-  })
-}
-
-/** POST /api/messages.php on a connection of its own; resolves with the status, or 0 when the connection broke. */
-export async function post (url: string, authorization: string, body: Record<string, unknown>): Promise<number> {
-  return await new Promise(resolve => {
-    const call = request(`${url}/api/messages.php`, { method: 'POST', agent: false, headers: { authorization, 'content-type': 'application/json' } }, response => {
-      response.resume()
-      response.on('end', () => resolve(response.statusCode ?? 0))
-      response.on('error', () => resolve(0))
-    })
-    call.on('error', () => resolve(0))
-    call.end(JSON.stringify(body))
   })
 }

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultAccount, startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
 import { sendOver } from '../helpers/send.js'
-import { postgresStore, withRuntime, type ServerStore } from '../pacer/server-process.js'
+import { postgresStore, startServer, withRuntime, type ServerStore } from '../helpers/server.js'
 
 const url = process.env.TEST_DATABASE_URL
 const LIMIT = 5

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultAccount, startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
 import { postOwn } from '../helpers/http.js'
+import { embeddedStore, postgresStore, seedWorkspace, startServer, withRuntime, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { embeddedStore, postgresStore, seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
 
 const TOTAL = 200
 const url = process.env.TEST_DATABASE_URL
@@ -52,8 +51,7 @@ describe(`campaigns: kill -9 mid-campaign, then a restart (${url ? 'PostgreSQL' 
     const created = await postCampaign(first.url, authorization, { name: 'crash', template: 'hello_world', recipients })
     expect(created.status).toBe(201)
     await waitFor(async () => emulator.sentMessages.length >= 30, { timeoutMs: 30_000, what: 'the campaign under way' })
-    first.process.kill('SIGKILL')
-    await first.stop()
+    await first.kill()
     const beforeRestart = emulator.sentMessages.length
     expect(beforeRestart).toBeLessThan(TOTAL)
 

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
 import { sendOver } from '../helpers/send.js'
+import { seedWorkspace, startServer, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { seedWorkspace, type ServerStore } from '../pacer/server-process.js'
 
 const SLOW = '15550000008' // the emulator accepts it after 2 s
 
@@ -38,8 +37,7 @@ export function describeCrashWithKey (backend: string, open: () => Promise<Serve
       const first = await startServer(env)
       const dying = postKeyed(first.url, authorization, body, 'crash-key')
       await waitFor(async () => upstreamRequests(SLOW) === 1, { timeoutMs: 10_000, what: 'the request upstream' })
-      first.process.kill('SIGKILL')
-      await first.stop()
+      await first.kill()
       expect((await dying).status).toBe(0)
       await waitFor(async () => emulator.sentMessages.some(sent => sent.to === SLOW), { timeoutMs: 10_000, what: 'the upstream accepting' })
 

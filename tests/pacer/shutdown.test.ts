@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
 import { sendOver } from '../helpers/send.js'
+import { embeddedStore, seedWorkspace, startServer, withRuntime, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { embeddedStore, seedWorkspace, withRuntime, type ServerStore } from './server-process.js'
 
 const GRACE_MS = 1500
 

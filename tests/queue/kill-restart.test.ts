@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
 import { sendOver } from '../helpers/send.js'
+import { embeddedStore, postgresStore, seedWorkspace, startServer, withRuntime, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { embeddedStore, postgresStore, seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
 import { RESPOND_ASYNC } from './helpers.js'
 
 const TOTAL = 200
@@ -36,8 +35,7 @@ describe(`queued sends: kill -9 in the middle of a drain, then a restart (${url 
     const answers = await Promise.all(Array.from({ length: TOTAL }, async (_, index) => (await sendOver(first.url, authorization, { to: `1555400${String(index).padStart(4, '0')}`, body: 'Hello' }, RESPOND_ASYNC)).status))
     expect(answers.every(status => status === 202)).toBe(true)
     await waitFor(async () => emulator.sentMessages.length >= 40, { timeoutMs: 20_000, what: 'the drain under way' })
-    first.process.kill('SIGKILL')
-    await first.stop()
+    await first.kill()
     const beforeRestart = emulator.sentMessages.length
     expect(beforeRestart).toBeLessThan(TOTAL)
 

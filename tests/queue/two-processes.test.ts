@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
 import { sendOver } from '../helpers/send.js'
+import { postgresStore, seedWorkspace, startServer, withRuntime, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { postgresStore, seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
 import { RESPOND_ASYNC } from './helpers.js'
 
 const TOTAL = 200

@@ -8,7 +8,7 @@ import { parseInvocation } from '../../src/cli/invocation.js'
 import { loadConfig } from '../../src/config.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { defaultAccount, startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { runCli } from '../cli/run-cli.js'
+import { runCli } from '../helpers/cli.js'
 import { TEST_ENCRYPTION_KEY } from '../helpers/config.js'
 import { createPostgresDatabase, type TestDatabase } from '../helpers/database.js'
 

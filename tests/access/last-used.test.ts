@@ -4,9 +4,9 @@ import { rowsOf } from '../../db/client.js'
 import { apiKeys } from '../../db/schema.js'
 import { publicKey } from '../../src/resources/api-key.js'
 import { keyTouches } from '../../src/store/key-touches.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
-import { send } from '../messages/helpers.js'
 
 let sent = 0
 const text = () => ({ to: `1555${String(5_000_000 + sent++)}`, body: 'last used' })

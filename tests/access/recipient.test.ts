@@ -5,9 +5,10 @@ import { publicMessage } from '../../src/resources/message.js'
 import { Browser, userIn } from '../dashboard/helpers.js'
 import { subscribe } from '../events/helpers.js'
 import { startReceiver, type Receiver } from '../events/receiver.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
-import { expectEnvelope, form, multipart, received, send } from '../messages/helpers.js'
+import { expectEnvelope, form, multipart, received } from '../messages/helpers.js'
 import { handOver, registeredHoursAgo, settled } from '../queue/helpers.js'
 
 const NUMBER = defaultAccount().phoneNumbers[0].id

@@ -5,8 +5,9 @@ import { describe, expect, it, vi } from 'vitest'
 import { rowsOf } from '../../db/client.js'
 import scopesPlugin from '../../plugins/scopes.js'
 import { SCOPES, type Scope } from '../../src/access/scopes.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { expectEnvelope, multipart, RECIPIENT, send } from '../messages/helpers.js'
+import { expectEnvelope, multipart, RECIPIENT } from '../messages/helpers.js'
 
 let sent = 0
 // each send to its own recipient: the pair rate limit never has a say

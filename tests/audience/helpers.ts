@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify'
 import type { ConnectedWorkspace, TestGateway } from '../helpers/gateway.js'
+import { send } from '../helpers/send.js'
 import { waitFor } from '../helpers/wait.js'
-import { send } from '../messages/helpers.js'
 
 export const WABA = '102290129340398'
 export const NUMBER = '106540352242922'

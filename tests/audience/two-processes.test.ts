@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultAccount, startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
-import { post, postgresStore, withRuntime, type ServerStore } from '../pacer/server-process.js'
+import { sendOver } from '../helpers/send.js'
+import { postgresStore, startServer, withRuntime, type ServerStore } from '../helpers/server.js'
 
 const url = process.env.TEST_DATABASE_URL
 const LIMIT = 5
@@ -43,7 +43,7 @@ describe.skipIf(!url)('audience: two processes on PostgreSQL share the messaging
     try {
       second = await startServer(env)
       const other = second.url
-      const send = async (base: string, index: number) => await post(base, authorization, { to: `1555600${String(index).padStart(4, '0')}`, type: 'template', template: 'hello_world' })
+      const send = async (base: string, index: number) => (await sendOver(base, authorization, { to: `1555600${String(index).padStart(4, '0')}`, type: 'template', template: 'hello_world' })).status
       const statuses = await Promise.all([
         ...Array.from({ length: PER_PROCESS }, async (_, index) => await send(first.url, index)),
         ...Array.from({ length: PER_PROCESS }, async (_, index) => await send(other, PER_PROCESS + index))

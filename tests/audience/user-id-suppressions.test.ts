@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { suppressionsAdd, suppressionsList, suppressionsRemove } from '../../src/cli/commands/suppressions.js'
 import { UsageError } from '../../src/cli/flags.js'
 import type { Runtime } from '../../src/runtime.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
-import { expectEnvelope, send } from '../messages/helpers.js'
+import { expectEnvelope } from '../messages/helpers.js'
 import { api, MARKETING, NUMBER, sendTo, sentTo } from './helpers.js'
 
 let ids = 0

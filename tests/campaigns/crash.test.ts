@@ -1,23 +1,15 @@
-import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultAccount, startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
+import { postOwn } from '../helpers/http.js'
+import { embeddedStore, postgresStore, seedWorkspace, startServer, withRuntime, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { embeddedStore, postgresStore, seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
 
 const TOTAL = 200
 const url = process.env.TEST_DATABASE_URL
 
 async function postCampaign (base: string, authorization: string, body: Record<string, unknown>): Promise<{ status: number, json: any }> {
-  return await new Promise(resolve => {
-    const call = request(`${base}/api/campaigns.php`, { method: 'POST', agent: false, headers: { authorization, 'content-type': 'application/json' } }, response => {
-      let text = ''
-      response.on('data', chunk => { text += chunk })
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }))
-    })
-    call.on('error', () => resolve({ status: 0, json: undefined }))
-    call.end(JSON.stringify(body))
-  })
+  const answer = await postOwn(`${base}/api/campaigns.php`, { authorization, 'content-type': 'application/json' }, JSON.stringify(body))
+  return { status: answer.status, json: answer.body ? JSON.parse(answer.body) : undefined }
 }
 
 /** A workspace of the run's backend with the emulator's templates in its catalog. */
@@ -59,8 +51,7 @@ describe(`campaigns: kill -9 mid-campaign, then a restart (${url ? 'PostgreSQL' 
     const created = await postCampaign(first.url, authorization, { name: 'crash', template: 'hello_world', recipients })
     expect(created.status).toBe(201)
     await waitFor(async () => emulator.sentMessages.length >= 30, { timeoutMs: 30_000, what: 'the campaign under way' })
-    first.process.kill('SIGKILL')
-    await first.stop()
+    await first.kill()
     const beforeRestart = emulator.sentMessages.length
     expect(beforeRestart).toBeLessThan(TOTAL)
 

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { campaignMessage } from '../../src/campaigns/payload.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
-import { send } from '../messages/helpers.js'
 import { handOver } from '../queue/helpers.js'
 import { act, createCampaign, readCampaign, recipients, type C } from './helpers.js'
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { TEST_ENCRYPTION_KEY } from '../helpers/config.js'
 import { createPostgresDatabase, type TestDatabase } from '../helpers/database.js'
-import { startServer, type RunningServer } from './run-cli.js'
+import { startServer, type RunningServer } from '../helpers/server.js'
 
 /** Where a CLI suite runs: the environment every command gets, and what to tear down. */
 export interface CliBackend {

@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process'
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cliEnv, repoRoot } from './run-cli.js'
-
-interface Run { code: number, stdout: string, stderr: string }
+import { repoRoot, runCli, type CliResult } from '../helpers/cli.js'
 
 /**
  * The CLI runs the build in dist/ and never a stale one: in a copy of the checkout (its sources and
@@ -17,12 +14,8 @@ describe('outbound runs from dist/, rebuilt when a source changed', () => {
   let project: string
   const summaryFile = () => join(project, 'src/cli/commands/migrate.ts')
 
-  async function help (): Promise<Run> {
-    return await new Promise(resolve => {
-      execFile(process.execPath, ['src/cli/bin.js', 'help', 'migrate'], { cwd: project, env: cliEnv({}) }, (error, stdout, stderr) => {
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
-      })
-    })
+  async function help (): Promise<CliResult> {
+    return await runCli(['help', 'migrate'], {}, { cwd: project, command: [process.execPath, 'src/cli/bin.js'] })
   }
 
   beforeAll(() => {

@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultAccount, startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
+import { runCli } from '../helpers/cli.js'
 import { TEST_ENCRYPTION_KEY } from '../helpers/config.js'
 import { createPostgresDatabase, type TestDatabase } from '../helpers/database.js'
+import { freePort } from '../helpers/gateway.js'
+import { startServer } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { freePort, runCli, startServer } from './run-cli.js'
 
 const account = defaultAccount()
 const serverUrl = process.env.TEST_DATABASE_URL

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../db/client.js'
 import { workspaces } from '../../db/schema.js'
 import { embeddedBackend, type CliBackend } from './backends.js'
-import { runCli, startServer, type RunningServer } from './run-cli.js'
+import { runCli } from '../helpers/cli.js'
+import { startServer, type RunningServer } from '../helpers/server.js'
 
 describe('outbound on embedded PGlite while a server holds the database', () => {
   let backend: CliBackend

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { binPath, runCli } from '../helpers/cli.js'
 import { TEST_ENCRYPTION_KEY } from '../helpers/config.js'
 import { createPostgresDatabase, type TestDatabase } from '../helpers/database.js'
-import { binPath, runCli } from './run-cli.js'
 
 const recorder = fileURLToPath(new URL('./record-imports.mjs', import.meta.url))
 // what the gateway's server side loads: Fastify (the app, the dashboard), the upstream client (got,

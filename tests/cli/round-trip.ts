@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../db/client.js'
 import { apiKeys, inboundMessages, messages } from '../../db/schema.js'
 import type { CliBackend } from './backends.js'
-import { runCli } from './run-cli.js'
+import { runCli } from '../helpers/cli.js'
 
 /** The same operator session on any backend: every command through the real CLI, the database read behind its back. */
 export function describeRoundTrip (title: string, open: () => Promise<CliBackend>, skip = false): void {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { commands } from '../../src/cli/commands/index.js'
-import { runCli } from './run-cli.js'
+import { runCli } from '../helpers/cli.js'
 
 describe('outbound: usage, help and configuration', () => {
   let dataDir: string

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort } from '../helpers/gateway.js'
+import { startSandbox, stopSandbox } from '../helpers/sandbox.js'
 
 describe('npm run sandbox: the demo dashboard sign-in', () => {
   let dataDir: string
@@ -11,23 +10,10 @@ describe('npm run sandbox: the demo dashboard sign-in', () => {
   afterAll(async () => { await rm(dataDir, { recursive: true, force: true }) })
 
   it('prints the dashboard URL and a demo sign-in that works, and keeps it in the state file', async () => {
-    const port = await freePort()
-    const child = spawn(process.execPath, ['src/launch.mjs', 'sandbox'], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: '', ENCRYPTION_KEY: '' },
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
-    let output = ''
-    child.stdout.on('data', chunk => { output += chunk })
-    child.stderr.on('data', chunk => { output += chunk })
-    const exited = new Promise(resolve => child.once('exit', resolve))
+    const sandbox = await startSandbox(dataDir)
     try {
-      const deadline = Date.now() + 45_000
-      while (!output.includes('See the log:')) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sandbox did not start:\n${output}`)
-        await new Promise(resolve => setTimeout(resolve, 100))
-      }
-      const [, url, email, password] = /Dashboard\s+(\S+)\s+\(sign in as (\S+) with password (\S+)\)/.exec(output) ?? []
-      expect(url).toBe(`http://127.0.0.1:${port}/dashboard`)
+      const [, url, email, password] = /Dashboard\s+(\S+)\s+\(sign in as (\S+) with password (\S+)\)/.exec(sandbox.banner) ?? []
+      expect(url).toBe(`http://127.0.0.1:${sandbox.port}/dashboard`)
       expect(JSON.parse(await readFile(join(dataDir, 'sandbox.json'), 'utf8'))).toMatchObject({ dashboardEmail: email, dashboardPassword: password })
 
       const form = await fetch(`${url}/login`)
@@ -43,8 +29,7 @@ describe('npm run sandbox: the demo dashboard sign-in', () => {
       expect(overview).toContain('Sandbox demo')
       expect(overview).toContain('+1 555-078-3881')
     } finally {
-      child.kill('SIGTERM')
-      await exited
+      await stopSandbox(sandbox)
     }
   }, 90_000)
 })

@@ -3,7 +3,7 @@ import { openDatabase } from '../../db/client.js'
 import { verifyPassword } from '../../src/crypto/password.js'
 import { userStore } from '../../src/store/users.js'
 import { embeddedBackend, type CliBackend } from '../cli/backends.js'
-import { runCli } from '../cli/run-cli.js'
+import { runCli } from '../helpers/cli.js'
 
 describe('outbound user create', () => {
   let backend: CliBackend

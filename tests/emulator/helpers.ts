@@ -1,7 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Emulator } from '../../src/sandbox/emulator/index.js'
+import { signature } from '../helpers/webhook.js'
 
 export const WABA = '102290129340398'
 export const TOKEN = 'sandbox-access-token'
@@ -86,10 +86,7 @@ export async function startCallback (appSecret: string, verifyToken = 'verify-me
 }
 
 function validSignature (raw: string, header: string | string[] | undefined, secret: string): boolean {
-  if (typeof header !== 'string' || !header.startsWith('sha256=')) return false
-  const expected = Buffer.from(createHmac('sha256', secret).update(raw).digest('hex'))
-  const given = Buffer.from(header.slice('sha256='.length))
-  return expected.length === given.length && timingSafeEqual(expected, given)
+  return header === signature(raw, secret)
 }
 
 export async function subscribe (emulator: Emulator, callbackUrl: string, verifyToken = 'verify-me'): Promise<GraphResponse> {

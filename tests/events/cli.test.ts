@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { embeddedBackend, type CliBackend } from '../cli/backends.js'
-import { runCli } from '../cli/run-cli.js'
+import { runCli } from '../helpers/cli.js'
 
 describe('outbound webhooks … (CLI, embedded database)', () => {
   let backend: CliBackend

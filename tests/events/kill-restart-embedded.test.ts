@@ -1,4 +1,4 @@
-import { embeddedStore } from '../pacer/server-process.js'
+import { embeddedStore } from '../helpers/server.js'
 import { describeDeliveryKillRestart } from './kill-restart.js'
 
 describeDeliveryKillRestart('embedded PGlite', embeddedStore)

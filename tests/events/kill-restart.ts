@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addEndpoint } from '../../src/events/endpoints.js'
 import { loadConfig } from '../../src/config.js'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
+import { sendOver } from '../helpers/send.js'
+import { seedWorkspace, startServer, withRuntime, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { post, seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
 import { startReceiver, type Receiver } from './receiver.js'
 
 /**
@@ -37,11 +37,10 @@ export function describeDeliveryKillRestart (backend: string, open: () => Promis
         await addEndpoint({ webhooks: stores.webhooks, cipher, config: loadConfig({ ...env, LOG_LEVEL: 'silent' }) }, { workspaceId, url: receiver.url, events: ['message.sent'] })
       })
       const first = await startServer(env)
-      const statuses = await Promise.all(Array.from({ length: 30 }, async (_, index) => await post(first.url, authorization, { to: `1555400${String(index).padStart(4, '0')}`, body: 'Hello' })))
+      const statuses = await Promise.all(Array.from({ length: 30 }, async (_, index) => (await sendOver(first.url, authorization, { to: `1555400${String(index).padStart(4, '0')}`, body: 'Hello' })).status))
       expect(statuses.every(status => status === 200)).toBe(true)
       await waitFor(async () => receiver.received.length >= 4, { what: 'attempts in flight' })
-      first.process.kill('SIGKILL')
-      await first.stop()
+      await first.kill()
 
       // the leases of the attempts in flight run out (12 s), then the restarted server sends them again
       const second = await startServer(env)

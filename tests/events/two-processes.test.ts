@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
 import { addEndpoint } from '../../src/events/endpoints.js'
 import { emitEvents } from '../../src/events/outbox.js'
-import { startServer, type RunningServer } from '../cli/run-cli.js'
+import { postgresStore, startServer, withRuntime, type RunningServer, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { postgresStore, withRuntime, type ServerStore } from '../pacer/server-process.js'
 import { startReceiver, type Receiver } from './receiver.js'
 
 const url = process.env.TEST_DATABASE_URL

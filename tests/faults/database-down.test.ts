@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
-import { signBody } from '../../src/sandbox/emulator/index.js'
 import { jobSql } from '../../src/store/jobs.js'
 import { Browser, userIn } from '../dashboard/helpers.js'
+import { send } from '../helpers/send.js'
 import { waitFor } from '../helpers/wait.js'
-import { send } from '../messages/helpers.js'
+import { postWebhook } from '../helpers/webhook.js'
 import { handOver } from '../queue/helpers.js'
 import { envelope, messagesValue, status } from '../webhooks/helpers.js'
 import { acceptedIds, timed, unlessFailing, useFaultyGateway, type FaultyGateway } from './helpers.js'
@@ -22,8 +22,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('foul weather: the database unavai
 
   async function webhook (gateway: FaultyGateway): Promise<number> {
     const raw = JSON.stringify(envelope('messages', messagesValue({ statuses: [status('wamid.while-down', 'delivered', '1795000000')] })))
-    const response = await fetch(`${gateway.url}/webhooks/whatsapp`, { method: 'POST', body: raw, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signBody(raw, gateway.emulator.appSecret) } })
-    return response.status
+    return (await postWebhook(gateway.url, raw, gateway.emulator.appSecret)).status
   }
 
   it('every route that needs it answers 503 database_unavailable with Retry-After within 5 s, then as usual within 5 s of its return', async () => {

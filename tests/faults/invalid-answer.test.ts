@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { InvalidMessageId } from '../../src/sandbox/emulator/types.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
-import { send } from '../messages/helpers.js'
 import { handOver, settled } from '../queue/helpers.js'
 import { acceptedIds } from './helpers.js'
 

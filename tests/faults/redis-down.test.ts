@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { attemptSignIn, userIn } from '../dashboard/helpers.js'
+import { send } from '../helpers/send.js'
 import { waitFor } from '../helpers/wait.js'
-import { send } from '../messages/helpers.js'
 import { handOver } from '../queue/helpers.js'
 import { acceptedIds, useFaultyGateway } from './helpers.js'
 

@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import type { ChildProcess } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
 import { connect } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { cliEnv, freePort, repoRoot } from '../cli/run-cli.js'
-import { embeddedStore, post, seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
+import { freePort } from '../helpers/gateway.js'
+import { sendOver } from '../helpers/send.js'
+import { embeddedStore, npmStartProject, seedWorkspace, spawnNpmStart, withRuntime, type NpmStartProject, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
 
 /**
@@ -18,7 +17,7 @@ import { waitFor } from '../helpers/wait.js'
 describe('foul weather: SIGTERM and SIGINT to npm start', () => {
   let emulator: Emulator
   let store: ServerStore
-  let project: string
+  let project: NpmStartProject
   let workspace: { workspaceId: string, authorization: string }
 
   beforeAll(async () => {
@@ -26,26 +25,20 @@ describe('foul weather: SIGTERM and SIGINT to npm start', () => {
     emulator.setStatusOptions('global', { statuses: [] })
     store = await embeddedStore()
     workspace = await seedWorkspace(store)
-    const start = (JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
-    project = await mkdtemp(join(tmpdir(), 'outbound-npm-start-'))
-    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'npm-start', private: true, scripts: { start: start.replace('src/start.mjs', `--import tsx ${join(repoRoot, 'src/server.ts')}`) } }))
-    await symlink(join(repoRoot, 'node_modules'), join(project, 'node_modules'))
+    project = await npmStartProject('npm-start')
   })
   afterAll(async () => {
     await emulator?.close()
     await store?.close()
-    if (project) await rm(project, { recursive: true, force: true })
+    await project?.remove()
   })
 
   async function npmStart (): Promise<{ npm: ChildProcess, node: number, url: string, port: number, exited: Promise<number | null> }> {
     const port = await freePort()
     const env = { ...store.env, GRAPH_API_URL: emulator.url, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', TEMPLATE_SYNC_INTERVAL_MS: '0', DISPATCH_DEADLINE_MS: '5000', UPSTREAM_TIMEOUT_MS: '5000' }
-    const npm = spawn('npm', ['start', '--silent'], { cwd: project, env: cliEnv(env), stdio: ['ignore', 'ignore', 'pipe'] })
-    let output = ''
-    npm.stderr!.on('data', chunk => { output += chunk })
-    const exited = new Promise<number | null>(resolve => npm.once('exit', code => resolve(code)))
+    const { npm, stderr, exited } = spawnNpmStart(project.dir, env)
     const url = `http://127.0.0.1:${port}`
-    await waitFor(async () => await fetch(`${url}/healthz`).then(response => response.ok, () => false), { timeoutMs: 60_000, what: `the server to answer (${output})` })
+    await waitFor(async () => await fetch(`${url}/healthz`).then(response => response.ok, () => false), { timeoutMs: 60_000, what: () => `the server to answer (${stderr()})` })
     // with `exec`, the shell npm started has become node itself (else it is `sh`, and node its child)
     const [node] = (await readFile(`/proc/${npm.pid}/task/${npm.pid}/children`, 'utf8')).trim().split(/\s+/).map(Number)
     expect((await readFile(`/proc/${node}/comm`, 'utf8')).trim()).toBe('node')
@@ -63,7 +56,7 @@ describe('foul weather: SIGTERM and SIGINT to npm start', () => {
     const to = '15552900001'
     emulator.setFaults({ recipient: to }, { latencyMs: 2500 })
     const requests = emulator.requests.length
-    const answer = post(server.url, workspace.authorization, { to, body: 'Hello' })
+    const answer = sendOver(server.url, workspace.authorization, { to, body: 'Hello' }).then(sent => sent.status)
     await waitFor(async () => emulator.requests.slice(requests).some(request => request.path.endsWith('/messages')), { what: 'the send with the upstream' })
     const signalled = Date.now()
     server.npm.kill('SIGTERM')

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { signBody } from '../../src/sandbox/emulator/index.js'
 import { newId } from '../../src/store/ids.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
-import { send } from '../messages/helpers.js'
+import { postWebhook } from '../helpers/webhook.js'
 import { envelope, messagesValue, NUMBER_ID, status } from '../webhooks/helpers.js'
 
 // UPSTREAM_TIMEOUT_MS + DISPATCH_DEADLINE_MS: the longest a dispatch can take, here 2 s
@@ -54,8 +54,7 @@ describe('foul weather: the sweeper of records in flight', () => {
     const id = await orphan('15552800003')
     await waitFor(async () => (await gateway.app.messages.get(id))?.status === 'failed', { what: 'the orphan settled' })
     const raw = JSON.stringify(envelope('messages', messagesValue({ statuses: [status('wamid.swept-then-delivered', 'delivered', String(Math.floor(Date.now() / 1000)), { biz_opaque_callback_data: id })] })))
-    const response = await fetch(`${gateway.url}/webhooks/whatsapp`, { method: 'POST', body: raw, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signBody(raw, gateway.emulator.appSecret) } })
-    expect(response.status).toBe(200)
+    expect((await postWebhook(gateway.url, raw, gateway.emulator.appSecret)).status).toBe(200)
     const record = await waitFor(async () => { const found = await gateway.app.messages.get(id); return found?.status === 'delivered' && found }, { what: 'the record moved forward' })
     expect(record).toMatchObject({ wamid: 'wamid.swept-then-delivered', errorCode: null })
   })

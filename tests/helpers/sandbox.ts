@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { freePort } from './gateway.js'
+import { waitFor } from './wait.js'
 
 export interface StartedSandbox { child: ChildProcess, port: number, /** everything printed so far */ output(): string, banner: string }
 
@@ -13,11 +14,10 @@ export async function startSandbox (dataDir: string): Promise<StartedSandbox> {
   let output = ''
   child.stdout!.on('data', chunk => { output += chunk })
   child.stderr!.on('data', chunk => { output += chunk })
-  const deadline = Date.now() + 90_000
-  while (!output.includes('See the log:')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sandbox did not start:\n${output}`)
-    await new Promise(resolve => setTimeout(resolve, 100))
-  }
+  await waitFor(() => {
+    if (child.exitCode !== null) throw new Error(`sandbox did not start:\n${output}`)
+    return output.includes('See the log:')
+  }, { timeoutMs: 90_000, intervalMs: 100, what: () => `the sandbox's banner:\n${output}` })
   return { child, port, output: () => output, banner: output }
 }
 

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto'
 import { once } from 'node:events'
 import { Agent, request as httpRequest } from 'node:http'
 import { connect } from 'node:net'
@@ -6,6 +5,7 @@ import { Readable } from 'node:stream'
 import { request as undiciRequest } from 'undici'
 import { describe, expect, it } from 'vitest'
 import { useGateway } from '../helpers/use-gateway.js'
+import { signature } from '../helpers/webhook.js'
 
 const MiB = 1024 * 1024
 const CHUNK = Buffer.alloc(64 * 1024, 0x20)
@@ -109,7 +109,7 @@ describe('an early answer reaches a Node.js client still writing the body', () =
   const ctx = useGateway({
     env: { WEBHOOK_BODY_LIMIT_BYTES: String(MiB), BODY_LIMIT_BYTES: String(256 * 1024), CAMPAIGN_BODY_LIMIT_BYTES: String(MiB), MEDIA_MAX_BYTES: String(MiB), SERVICE_WINDOW_CHECK: 'off' }
   })
-  const sign = (body: string) => `sha256=${createHmac('sha256', ctx.gateway.emulator.appSecret).update(body).digest('hex')}`
+  const sign = (body: string) => signature(body, ctx.gateway.emulator.appSecret)
   const api = () => ({ authorization: ctx.workspace.authorization })
   const signed = () => ({ 'content-type': 'application/json', 'x-hub-signature-256': sign('x') })
 

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { describeFailure } from '../../src/cli/describe-failure.js'
 import { rejection } from '../../src/upstream/answer.js'
-import { runCli } from '../cli/run-cli.js'
+import { runCli } from '../helpers/cli.js'
 import { TEST_ENCRYPTION_KEY } from '../helpers/config.js'
 import { useGateway } from '../helpers/use-gateway.js'
 

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
@@ -8,6 +7,7 @@ import { attemptSignIn, Browser, userIn } from '../dashboard/helpers.js'
 import { testConfig } from '../helpers/config.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { connectedWorkspace, freePort, type ConnectedWorkspace } from '../helpers/gateway.js'
+import { signedHeaders } from '../helpers/webhook.js'
 import { inboxDrained } from '../webhooks/helpers.js'
 import { rawRequest } from './raw-http.js'
 
@@ -84,9 +84,8 @@ describe('logs carry no message content, whichever error path is taken (LOG_LEVE
     // webhooks: unsigned, signed but broken, poison kept aside
     expect((await app.inject({ method: 'POST', url: '/webhooks/whatsapp', payload: { text: TEXT, from: PHONE } })).statusCode).toBe(401)
     const poison = JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: '1', changes: [{ field: 'messages', value: { metadata: { phone_number_id: workspace.connection.phone_numbers[0].phone_number_id }, messages: [{ from: PHONE, id: `wamid.${TEXT}`, timestamp: '1795000000', type: 'text', text: { body: `${TEXT}\u0000` } }], statuses: [{ id: `wamid.${TEXT}`, status: 'read', timestamp: '1e20', recipient_id: PHONE }] } }] }] })
-    const signature = `sha256=${createHmac('sha256', emulator.appSecret).update(poison).digest('hex')}`
-    expect((await app.inject({ method: 'POST', url: '/webhooks/whatsapp', payload: poison, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } })).statusCode).toBe(200)
-    expect((await app.inject({ method: 'POST', url: '/webhooks/whatsapp', payload: `{"text":"${TEXT}"`, headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', emulator.appSecret).update(`{"text":"${TEXT}"`).digest('hex')}` } })).statusCode).toBe(422)
+    expect((await app.inject({ method: 'POST', url: '/webhooks/whatsapp', payload: poison, headers: signedHeaders(poison, emulator.appSecret) })).statusCode).toBe(200)
+    expect((await app.inject({ method: 'POST', url: '/webhooks/whatsapp', payload: `{"text":"${TEXT}"`, headers: signedHeaders(`{"text":"${TEXT}"`, emulator.appSecret) })).statusCode).toBe(422)
     await inboxDrained(app)
     await new Promise(resolve => setTimeout(resolve, 500))
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { SandboxState } from '../../src/sandbox/sandbox-state.js'
-import { runCli } from '../cli/run-cli.js'
+import { runCli } from '../helpers/cli.js'
 import { startSandbox, stopSandbox } from '../helpers/sandbox.js'
 
 describe('npm run sandbox, restarted', () => {

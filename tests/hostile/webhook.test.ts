@@ -1,10 +1,10 @@
-import { createHmac } from 'node:crypto'
 import { connect } from 'node:net'
 import { sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
 import { MAX_NESTING } from '../../src/webhooks/delivery.js'
 import { useGateway } from '../helpers/use-gateway.js'
+import { signature } from '../helpers/webhook.js'
 import { inboxDrained } from '../webhooks/helpers.js'
 import { rawRequest } from './raw-http.js'
 
@@ -34,7 +34,7 @@ async function answerBeforeBody (url: string, headers: [string, string][], annou
 
 describe('the webhook route before and after the body', () => {
   const ctx = useGateway({ env: { WEBHOOK_BODY_LIMIT_BYTES: String(LIMIT) } })
-  const sign = (body: string) => `sha256=${createHmac('sha256', ctx.gateway.emulator.appSecret).update(body).digest('hex')}`
+  const sign = (body: string) => signature(body, ctx.gateway.emulator.appSecret)
 
   it('WEBHOOK_BODY_LIMIT_BYTES is 3 MiB unless set', () => {
     expect(loadConfig({}).WEBHOOK_BODY_LIMIT_BYTES).toBe(3 * 1024 * 1024)

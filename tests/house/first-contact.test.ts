@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
 import { firstContact } from '../../src/first-contact.js'
+import { runCli } from '../helpers/cli.js'
 import { TEST_ENCRYPTION_KEY } from '../helpers/config.js'
+import { freePort } from '../helpers/gateway.js'
+import { npmStartProject, spawnNpmStart, type NpmStartProject } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { cliEnv, freePort, repoRoot, runCli } from '../cli/run-cli.js'
 
 /**
  * `npm start` as a newcomer meets it (issue 24): the script is package.json's own `start`, with the
@@ -15,18 +14,15 @@ import { cliEnv, freePort, repoRoot, runCli } from '../cli/run-cli.js'
  * would take a minute of the suite): same npm, same shell, same exec, same server.
  */
 describe('npm start, first contact: the dashboard URL and the first step, printed once', () => {
-  let project: string
+  let project: NpmStartProject
   let dataDir: string
 
   beforeAll(async () => {
-    const start = (JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
-    project = await mkdtemp(join(tmpdir(), 'outbound-first-contact-'))
-    dataDir = join(project, 'data')
-    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'first-contact', private: true, scripts: { start: start.replace('src/start.mjs', `--import tsx ${join(repoRoot, 'src/server.ts')}`) } }))
-    await symlink(join(repoRoot, 'node_modules'), join(project, 'node_modules'))
+    project = await npmStartProject('first-contact')
+    dataDir = join(project.dir, 'data')
   })
   afterAll(async () => {
-    if (project) await rm(project, { recursive: true, force: true })
+    await project?.remove()
   })
 
   const env = () => ({ DATA_DIR: dataDir, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, HOST: '127.0.0.1', LOG_LEVEL: 'info', TEMPLATE_SYNC_INTERVAL_MS: '0' })
@@ -34,23 +30,18 @@ describe('npm start, first contact: the dashboard URL and the first step, printe
   /** npm start until it has spoken, `probe` while it runs; what it printed, then SIGTERM and its exit code. */
   async function npmStart (probe?: (stdout: string) => Promise<void>): Promise<{ stdout: string, stderr: string, url: string, code: number | null }> {
     const port = await freePort()
-    const npm = spawn('npm', ['start', '--silent'], { cwd: project, env: cliEnv({ ...env(), PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    npm.stdout!.on('data', chunk => { stdout += chunk })
-    npm.stderr!.on('data', chunk => { stderr += chunk })
-    const exited = new Promise<number | null>(resolve => npm.once('exit', code => resolve(code)))
+    const { npm, stdout, stderr, exited } = spawnNpmStart(project.dir, { ...env(), PORT: String(port) })
     const url = `http://127.0.0.1:${port}`
     try {
-      await waitFor(async () => stdout.includes('API reference'), { timeoutMs: 90_000, what: `the first words (${stderr})` })
+      await waitFor(async () => stdout().includes('API reference'), { timeoutMs: 90_000, what: () => `the first words (${stderr()})` })
       expect((await fetch(`${url}/healthz`)).status).toBe(200)
-      await probe?.(stdout)
+      await probe?.(stdout())
       // anything printed twice would have come by now
       await new Promise(resolve => setTimeout(resolve, 500))
     } finally {
       npm.kill('SIGTERM')
     }
-    return { stdout, stderr, url, code: await exited }
+    return { stdout: stdout(), stderr: stderr(), url, code: await exited }
   }
 
   const plainLines = (stdout: string) => stdout.split('\n').filter(line => !line.startsWith('{'))

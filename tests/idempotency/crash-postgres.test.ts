@@ -1,4 +1,4 @@
-import { postgresStore } from '../pacer/server-process.js'
+import { postgresStore } from '../helpers/server.js'
 import { describeCrashWithKey } from './crash.js'
 
 const url = process.env.TEST_DATABASE_URL

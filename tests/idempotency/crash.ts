@@ -1,9 +1,8 @@
-import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
+import { sendOver } from '../helpers/send.js'
+import { seedWorkspace, startServer, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { seedWorkspace, type ServerStore } from '../pacer/server-process.js'
 
 const SLOW = '15550000008' // the emulator accepts it after 2 s
 
@@ -38,8 +37,7 @@ export function describeCrashWithKey (backend: string, open: () => Promise<Serve
       const first = await startServer(env)
       const dying = postKeyed(first.url, authorization, body, 'crash-key')
       await waitFor(async () => upstreamRequests(SLOW) === 1, { timeoutMs: 10_000, what: 'the request upstream' })
-      first.process.kill('SIGKILL')
-      await first.stop()
+      await first.kill()
       expect((await dying).status).toBe(0)
       await waitFor(async () => emulator.sentMessages.some(sent => sent.to === SLOW), { timeoutMs: 10_000, what: 'the upstream accepting' })
 
@@ -85,19 +83,8 @@ export function describeCrashWithKey (backend: string, open: () => Promise<Serve
   })
 }
 
-interface Answer { status: number, body: string, replayed: string | undefined }
-
 /** POST /api/messages.php with an Idempotency-Key on a connection of its own; status 0 when the connection broke. */
-async function postKeyed (url: string, authorization: string, body: Record<string, unknown>, key: string): Promise<Answer> {
-  return await new Promise(resolve => {
-    const broken = () => resolve({ status: 0, body: '', replayed: undefined })
-    const call = request(`${url}/api/messages.php`, { method: 'POST', agent: false, headers: { authorization, 'content-type': 'application/json', 'idempotency-key': key } }, response => {
-      let text = ''
-      response.on('data', chunk => { text += chunk })
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text, replayed: response.headers['idempotent-replayed'] as string | undefined }))
-      response.on('error', broken)
-    })
-    call.on('error', broken)
-    call.end(JSON.stringify(body))
-  })
+async function postKeyed (url: string, authorization: string, body: Record<string, unknown>, key: string): Promise<{ status: number, body: string, replayed: string | undefined }> {
+  const answer = await sendOver(url, authorization, body, { 'idempotency-key': key })
+  return { status: answer.status, body: answer.body, replayed: answer.headers['idempotent-replayed'] as string | undefined }
 }

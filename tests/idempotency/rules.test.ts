@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { connectedWorkspace, type ConnectedWorkspace } from '../helpers/gateway.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
 import { expectEnvelope } from '../messages/helpers.js'
-import { sendJson, upstreamRequestsTo } from '../reads/helpers.js'
+import { upstreamRequestsTo } from '../reads/helpers.js'
 
 describe('Idempotency-Key on POST /api/messages.php (CONTRACT.md 8)', () => {
   let other: ConnectedWorkspace
@@ -12,7 +13,7 @@ describe('Idempotency-Key on POST /api/messages.php (CONTRACT.md 8)', () => {
 
   const ctx = useGateway({ env: { RATE_LIMIT_MAX: '100000' }, setup: async gateway => { other = await connectedWorkspace(gateway) } })
 
-  const keyed = async (body: Record<string, unknown>, key: string, as = ctx.workspace) => await sendJson(ctx.gateway, as.authorization, body, { 'idempotency-key': key })
+  const keyed = async (body: Record<string, unknown>, key: string, as = ctx.workspace) => await send(ctx.gateway, body, { authorization: as.authorization, headers: { 'idempotency-key': key } })
 
   it('replays the first answer byte for byte, marked Idempotent-Replayed, and sends once', async () => {
     const key = newKey()

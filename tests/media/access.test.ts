@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { SCOPES, type Scope } from '../../src/access/scopes.js'
 import { sampleFile } from '../../src/sandbox/sample-media.js'
+import { sendParts, type Part } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { form, upload, uploadsSeen, useMediaDir, type Part } from './helpers.js'
+import { upload, uploadsSeen, useMediaDir } from './helpers.js'
 
 let sent = 0
 // each send to its own recipient: the pair rate limit never has a say
@@ -17,10 +18,7 @@ describe('media under scoped keys', () => {
     const { secret } = await ctx.gateway.app.keys.create(ctx.workspace.workspaceId, `media ${scopes.join(' ')}`, { scopes, phoneNumberIds })
     return `Bearer ${secret}`
   }
-  async function send (authorization: string, parts: Part[]) {
-    const response = await fetch(`${ctx.gateway.url}/api/messages.php`, { method: 'POST', headers: { authorization }, body: form(parts) })
-    return { status: response.status, body: await response.json() as Record<string, unknown> }
-  }
+  const send = async (authorization: string, parts: Part[]) => await sendParts(ctx.gateway, authorization, parts)
   const seen = () => ({ uploads: uploadsSeen(ctx.gateway), sent: ctx.gateway.emulator.sentMessages.length })
 
   it('a one-call send from a number the key may not use is 403 naming it, however the number is given', async () => {

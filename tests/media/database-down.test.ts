@@ -1,8 +1,9 @@
 import { describe, expect, it, vi } from 'vitest'
 import { sampleFile } from '../../src/sandbox/sample-media.js'
 import { useFaultyGateway } from '../faults/helpers.js'
+import { form, type Part } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { form, padded, upload, useMediaDir, type Part } from './helpers.js'
+import { padded, upload, useMediaDir } from './helpers.js'
 
 const TO = '15552700001'
 const pdf = () => ({ bytes: padded(sampleFile('document').bytes, 200_000), filename: 'a.pdf' })

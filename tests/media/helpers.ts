@@ -3,24 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
 import type { TestGateway } from '../helpers/gateway.js'
-
-export interface FilePart { bytes: Buffer, filename?: string, type?: string }
-export type Part = [string, string | FilePart]
+import { form, type Part } from '../helpers/send.js'
 
 /** A MEDIA_DIR of the enclosing describe's own, removed after it. */
 export function useMediaDir (): string {
   const dir = mkdtempSync(join(tmpdir(), 'outbound-media-'))
   afterAll(() => { rmSync(dir, { recursive: true, force: true }) })
   return dir
-}
-
-export function form (parts: Part[]): FormData {
-  const body = new FormData()
-  for (const [name, value] of parts) {
-    if (typeof value === 'string') body.append(name, value)
-    else body.append(name, new Blob([value.bytes], value.type === undefined ? {} : { type: value.type }), value.filename ?? 'upload')
-  }
-  return body
 }
 
 /** A multipart body sent chunked (no Content-Length), as a streaming client would. */

@@ -1,18 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { sampleFile, type SampleKind } from '../../src/sandbox/sample-media.js'
+import { sendParts, type Part } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
-import { form, padded, uploadsSeen, useMediaDir, type Part } from './helpers.js'
+import { padded, uploadsSeen, useMediaDir } from './helpers.js'
 
 const TO = '15551234567'
 
 describe('POST /api/messages.php carrying its file (one call)', () => {
   const ctx = useGateway({ env: { MEDIA_DIR: useMediaDir(), SERVICE_WINDOW_CHECK: 'off' } })
 
-  async function send (parts: Part[], headers: Record<string, string> = {}) {
-    const response = await fetch(`${ctx.gateway.url}/api/messages.php`, { method: 'POST', headers: { authorization: ctx.workspace.authorization, ...headers }, body: form(parts) })
-    return { status: response.status, headers: response.headers, text: await response.clone().text(), body: await response.json() as Record<string, unknown> }
-  }
+  const send = async (parts: Part[], headers: Record<string, string> = {}) => await sendParts(ctx.gateway, ctx.workspace.authorization, parts, headers)
   const file = (kind: SampleKind) => { const sample = sampleFile(kind); return { bytes: sample.bytes, filename: sample.filename, type: sample.mimeType } }
   const sentWith = (wamid: unknown) => ctx.gateway.emulator.sentMessages.find(message => message.wamid === wamid)
 

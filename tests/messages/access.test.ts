@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
-import { expectEnvelope, form, multipart, RECIPIENT, send, URL } from './helpers.js'
+import { send } from '../helpers/send.js'
+import { expectEnvelope, form, multipart, RECIPIENT, URL } from './helpers.js'
 
 const TEXT = { to: RECIPIENT, body: 'Hello' }
 

@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { messages } from '../../db/schema.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { freePort } from '../helpers/gateway.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { expectEnvelope, latestRecord, RECIPIENT, send, until } from './helpers.js'
+import { waitFor } from '../helpers/wait.js'
+import { expectEnvelope, latestRecord, RECIPIENT } from './helpers.js'
 
 // well above the 700 ms the slow-answer tests wait: on a loaded machine the emulator, on this process's
 // event loop, answered those past 800 ms
@@ -59,7 +61,7 @@ describe('POST /api/messages.php: dispatch and upstream failures', () => {
     const to = '15557770002'
     ctx.gateway.emulator.setFaults({ recipient: to }, { latencyMs: 700 })
     const answer = text(to)
-    await until(async () => (await latestRecord(ctx.gateway, ctx.workspace.workspaceId))?.recipient === to)
+    await waitFor(async () => (await latestRecord(ctx.gateway, ctx.workspace.workspaceId))?.recipient === to, { timeoutMs: 5000, what: 'the record' })
     const pending = await latestRecord(ctx.gateway, ctx.workspace.workspaceId)
     expect(pending).toMatchObject({ status: 'pending', wamid: null, attempts: 0 })
     expect(ctx.gateway.emulator.sentMessages.some(sent => sent.to === to)).toBe(false)
@@ -78,11 +80,11 @@ describe('POST /api/messages.php: dispatch and upstream failures', () => {
       body: JSON.stringify({ to, body: 'Hello' }),
       signal: controller.signal
     }).catch((error: Error) => error)
-    await until(async () => (await latestRecord(ctx.gateway, ctx.workspace.workspaceId))?.recipient === to)
+    await waitFor(async () => (await latestRecord(ctx.gateway, ctx.workspace.workspaceId))?.recipient === to, { timeoutMs: 5000, what: 'the record' })
     controller.abort()
     expect(await request).toBeInstanceOf(Error)
     const { id } = await latestRecord(ctx.gateway, ctx.workspace.workspaceId)
-    await until(async () => (await ctx.gateway.app.messages.get(id))?.status !== 'pending')
+    await waitFor(async () => (await ctx.gateway.app.messages.get(id))?.status !== 'pending', { timeoutMs: 5000, what: 'the record settled' })
     const record = await ctx.gateway.app.messages.get(id)
     expect(record).toMatchObject({ status: 'sent', wamid: expect.stringMatching(/^wamid\./) })
     expect(ctx.gateway.emulator.sentMessages.find(sent => sent.wamid === record?.wamid)?.to).toBe(to)
@@ -107,7 +109,7 @@ describe('POST /api/messages.php: dispatch and upstream failures', () => {
       const response = await text('15557770004')
       expect(response.statusCode).toBe(200)
       const { id } = await latestRecord(ctx.gateway, ctx.workspace.workspaceId)
-      await until(async () => (await ctx.gateway.app.messages.get(id))?.status === 'read')
+      await waitFor(async () => (await ctx.gateway.app.messages.get(id))?.status === 'read', { timeoutMs: 5000, what: 'the record read' })
       expect(await ctx.gateway.app.messages.get(id)).toMatchObject({ wamid: response.json().wamid, attempts: 1 })
     } finally {
       ctx.gateway.emulator.setStatusOptions('global', { statuses: [] })

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { expectEnvelope, received, RECIPIENT, send } from './helpers.js'
+import { expectEnvelope, received, RECIPIENT } from './helpers.js'
 
 const IMAGE = 'https://example.com/cat.jpg'
 const BUTTONS = { type: 'button', body: { text: 'Pick one' }, action: { buttons: [{ type: 'reply', reply: { id: 'yes', title: 'Yes' } }] } }

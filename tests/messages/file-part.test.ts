@@ -4,8 +4,9 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { sampleFile } from '../../src/sandbox/sample-media.js'
+import { sendParts, type Part } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { form, uploadsSeen, useMediaDir, type Part } from '../media/helpers.js'
+import { uploadsSeen, useMediaDir } from '../media/helpers.js'
 import { RECIPIENT } from './helpers.js'
 
 // A type WhatsApp does not take: on a media message this file is unsupported_media.
@@ -20,10 +21,7 @@ describe('POST /api/messages.php: a file part on a message that takes none', () 
   const mediaDir = useMediaDir()
   const ctx = useGateway({ env: { MEDIA_DIR: mediaDir, SERVICE_WINDOW_CHECK: 'off' } })
 
-  async function send (parts: Part[]) {
-    const response = await fetch(`${ctx.gateway.url}/api/messages.php`, { method: 'POST', headers: { authorization: ctx.workspace.authorization }, body: form(parts) })
-    return { status: response.status, body: await response.json() as Record<string, unknown> }
-  }
+  const send = async (parts: Part[]) => await sendParts(ctx.gateway, ctx.workspace.authorization, parts)
   const spools = () => existsSync(join(mediaDir, 'tmp')) ? readdirSync(join(mediaDir, 'tmp')).length : 0
 
   it.each<[string, Part[], string]>([

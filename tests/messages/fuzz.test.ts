@@ -1,7 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { describe, expect, it } from 'vitest'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { multipart, RECIPIENT, send } from './helpers.js'
+import { multipart, RECIPIENT } from './helpers.js'
 
 const ROUNDS = Number(process.env.FUZZ_ROUNDS ?? 2000)
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000)

@@ -5,26 +5,6 @@ import type { TestGateway } from '../helpers/gateway.js'
 export const URL = '/api/messages.php'
 export const RECIPIENT = '15551234567'
 
-export interface SendOptions {
-  authorization?: string
-  headers?: Record<string, string>
-  remoteAddress?: string
-}
-
-/** POST /api/messages.php through inject: an object is sent as JSON, a string or Buffer as is. */
-export async function send (gateway: TestGateway, payload: unknown, options: SendOptions = {}): Promise<LightMyRequestResponse> {
-  const headers: Record<string, string> = { ...(options.authorization && { authorization: options.authorization }), ...options.headers }
-  const raw = typeof payload === 'string' || Buffer.isBuffer(payload)
-  if (!raw && payload !== undefined && !headers['content-type']) headers['content-type'] = 'application/json'
-  return await gateway.app.inject({
-    method: 'POST',
-    url: URL,
-    headers,
-    ...(options.remoteAddress && { remoteAddress: options.remoteAddress }),
-    ...(payload !== undefined && { payload: raw ? payload as string | Buffer : JSON.stringify(payload) })
-  })
-}
-
 export function form (text: string): { headers: Record<string, string> } & { payload: string } {
   return { headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: text }
 }
@@ -56,12 +36,4 @@ export function expectEnvelope (response: LightMyRequestResponse, status: number
     throw new Error(`expected ${status} ${code}, got ${response.statusCode} ${response.body}`)
   }
   return body
-}
-
-export async function until (condition: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!await condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise(resolve => setTimeout(resolve, 20))
-  }
 }

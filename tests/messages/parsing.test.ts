@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { expectEnvelope, form, multipart, received, RECIPIENT, send } from './helpers.js'
+import { expectEnvelope, form, multipart, received, RECIPIENT } from './helpers.js'
 
 describe('POST /api/messages.php: body formats', () => {
   const ctx = useGateway({ env: { BODY_LIMIT_BYTES: '16384' } })

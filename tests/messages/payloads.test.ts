@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { expectEnvelope, latestRecord, received, RECIPIENT, send } from './helpers.js'
+import { expectEnvelope, latestRecord, received, RECIPIENT } from './helpers.js'
 
 const LINK = 'https://example.com/files/report.pdf'
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { connectedWorkspace } from '../helpers/gateway.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { expectEnvelope, RECIPIENT, send } from './helpers.js'
+import { expectEnvelope, RECIPIENT } from './helpers.js'
 
 const TEXT = { to: RECIPIENT, body: 'Hello' }
 const MAX = 3

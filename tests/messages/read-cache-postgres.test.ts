@@ -1,3 +1,4 @@
+import type { LightMyRequestResponse } from 'fastify'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,11 +8,12 @@ import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { TTL_MS } from '../../src/store/read-cache.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { createUpstreamClient } from '../../src/upstream/client.js'
-import { runCli } from '../cli/run-cli.js'
+import { runCli } from '../helpers/cli.js'
 import { TEST_ENCRYPTION_KEY, testConfig } from '../helpers/config.js'
 import { connectedWorkspace, type ConnectedWorkspace } from '../helpers/gateway.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { send } from './helpers.js'
+import { waitFor } from '../helpers/wait.js'
 
 const serverUrl = process.env.TEST_DATABASE_URL
 // CONTRACT.md 2: a revoked key is refused at most 1 s later, also across processes.
@@ -41,13 +43,10 @@ describe.skipIf(!serverUrl)('a change made by another process reaches the cache 
 
   /** Sends until the answer is `status`; fails past CONTRACT_MS. Returns when it came, counted from `since`. */
   async function answeredWithin (status: number, workspace: ConnectedWorkspace, since = Date.now()): Promise<number> {
-    const started = Date.now()
-    for (;;) {
-      const response = await send(ctx.gateway, text(), { authorization: workspace.authorization })
-      if (response.statusCode === status) return Date.now() - since
-      if (Date.now() - started > CONTRACT_MS) throw new Error(`still ${response.statusCode} ${response.body} after ${CONTRACT_MS} ms`)
-      await new Promise(resolve => setTimeout(resolve, 10))
-    }
+    let last: LightMyRequestResponse | undefined
+    await waitFor(async () => (last = await send(ctx.gateway, text(), { authorization: workspace.authorization })).statusCode === status,
+      { timeoutMs: CONTRACT_MS, intervalMs: 10, what: () => `${status}: still ${last?.statusCode} ${last?.body}` })
+    return Date.now() - since
   }
 
   /** A workspace whose key and connection the server has just cached, and when: the row was read after cachedAt. */

@@ -2,9 +2,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { connectWorkspace, disconnectWorkspace } from '../../src/connections/connect.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { connectedWorkspace } from '../helpers/gateway.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
-import { expectEnvelope, send } from './helpers.js'
+import { expectEnvelope } from './helpers.js'
 
 // Each send to its own recipient, so the pair rate limit never has a say.
 let sent = 0

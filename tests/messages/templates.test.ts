@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { send } from '../helpers/send.js'
 import { waitFor } from '../helpers/wait.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { expectEnvelope, received, RECIPIENT, send } from './helpers.js'
+import { expectEnvelope, received, RECIPIENT } from './helpers.js'
 
 const BODY = [{ type: 'body', parameters: [{ type: 'text', text: 'SKBUP2' }] }]
 

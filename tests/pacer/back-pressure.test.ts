@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { TestGateway } from '../helpers/gateway.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { expectEnvelope, until } from '../messages/helpers.js'
+import { waitFor } from '../helpers/wait.js'
+import { expectEnvelope } from '../messages/helpers.js'
 import { OTHER_NUMBER, recordOf, sendAndLeave, sendText } from './helpers.js'
 
 const sentTo = (gateway: TestGateway, to: string) => gateway.emulator.sentMessages.filter(sent => sent.to === to)
@@ -32,13 +33,13 @@ describe('pacer: a full queue (one message per second, three may wait)', () => {
     const aheadOf = ['15552100001', '15552100002']
     const ahead = aheadOf.map(async to => await sendText(ctx.gateway, ctx.workspace, to, { phone_number_id: OTHER_NUMBER }))
     // the two are in line first (records are written in arrival order): the third must wait behind them
-    await until(async () => (await Promise.all(aheadOf.map(async to => await recordOf(ctx.gateway, ctx.workspace.workspaceId, to)))).every(record => record !== undefined))
+    await waitFor(async () => (await Promise.all(aheadOf.map(async to => await recordOf(ctx.gateway, ctx.workspace.workspaceId, to)))).every(record => record !== undefined), { timeoutMs: 5000, what: 'the two ahead recorded' })
     const to = '15552100003'
     const client = sendAndLeave(ctx.gateway, ctx.workspace.authorization, { to, body: 'Hello', phone_number_id: OTHER_NUMBER })
-    await until(async () => (await recordOf(ctx.gateway, ctx.workspace.workspaceId, to)) !== undefined)
+    await waitFor(async () => (await recordOf(ctx.gateway, ctx.workspace.workspaceId, to)) !== undefined, { timeoutMs: 5000, what: 'the third recorded' })
     client.leave()
     await client.closed
-    await until(async () => (await recordOf(ctx.gateway, ctx.workspace.workspaceId, to))?.status !== 'pending')
+    await waitFor(async () => (await recordOf(ctx.gateway, ctx.workspace.workspaceId, to))?.status !== 'pending', { timeoutMs: 5000, what: 'the record settled' })
     expect(await recordOf(ctx.gateway, ctx.workspace.workspaceId, to)).toMatchObject({ status: 'failed', errorCode: 'cancelled', attempts: 0 })
     expect((await Promise.all(ahead)).map(response => response.statusCode)).toEqual([200, 200])
     expect(sentTo(ctx.gateway, to)).toEqual([])
@@ -73,7 +74,7 @@ describe('pacer: the dispatch deadline (1.5 s; one message per second; one per r
     const hung = '15552200011'
     ctx.gateway.emulator.setFaults({ recipient: hung }, { hang: true })
     const hanging = sendText(ctx.gateway, ctx.workspace, hung, { phone_number_id: OTHER_NUMBER })
-    await until(() => ctx.gateway.emulator.requests.some(request => (request.body as { to?: string })?.to === hung))
+    await waitFor(() => ctx.gateway.emulator.requests.some(request => (request.body as { to?: string })?.to === hung), { timeoutMs: 5000, what: 'the hanging send upstream' })
     const to = '15552200012'
     const started = Date.now()
     expectEnvelope(await sendText(ctx.gateway, ctx.workspace, to, { phone_number_id: OTHER_NUMBER }), 503, 'dispatch_timeout')
@@ -84,7 +85,7 @@ describe('pacer: the dispatch deadline (1.5 s; one message per second; one per r
 
   it('a pair token further away than the deadline: 503 dispatch_timeout at once, Retry-After when it is due', async () => {
     const to = '15552200021'
-    await until(async () => (await sendText(ctx.gateway, ctx.workspace, to)).statusCode === 200, 10_000)
+    await waitFor(async () => (await sendText(ctx.gateway, ctx.workspace, to)).statusCode === 200, { timeoutMs: 10_000, what: 'a 200' })
     const started = Date.now()
     const response = await sendText(ctx.gateway, ctx.workspace, to)
     expect(Date.now() - started).toBeLessThan(1000)

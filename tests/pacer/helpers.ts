@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { request as httpRequest } from 'node:http'
 import type { ConnectedWorkspace, TestGateway } from '../helpers/gateway.js'
-import { send } from '../messages/helpers.js'
+import { send } from '../helpers/send.js'
 
 export const NUMBER = '106540352242922'
 export const OTHER_NUMBER = '106540352242923'

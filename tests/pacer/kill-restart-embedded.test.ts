@@ -1,4 +1,4 @@
 import { describeKillAndRestart } from './kill-restart.js'
-import { embeddedStore } from './server-process.js'
+import { embeddedStore } from '../helpers/server.js'
 
 describeKillAndRestart('embedded PGlite in a temporary DATA_DIR', embeddedStore)

@@ -1,5 +1,5 @@
 import { describeKillAndRestart } from './kill-restart.js'
-import { postgresStore } from './server-process.js'
+import { postgresStore } from '../helpers/server.js'
 
 const url = process.env.TEST_DATABASE_URL
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
+import { sendOver } from '../helpers/send.js'
+import { seedWorkspace, startServer, withRuntime, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { post, seedWorkspace, withRuntime, type ServerStore } from './server-process.js'
 
 /**
  * A crash never leaves a record that claims less or more than happened: the real server is killed
@@ -29,10 +29,9 @@ export function describeKillAndRestart (backend: string, open: () => Promise<Ser
       const { workspaceId, authorization } = await seedWorkspace(store)
       const env = { ...store.env, GRAPH_API_URL: emulator.url, THROUGHPUT_MPS: '20', RATE_LIMIT_MAX: '100000', DISPATCHER_LEASE_MS: '1000', TEMPLATE_SYNC_INTERVAL_MS: '0' }
       const first = await startServer(env)
-      const answers = Array.from({ length: 60 }, async (_, index) => await post(first.url, authorization, { to: `1555300${String(index).padStart(4, '0')}`, body: 'Hello' }))
+      const answers = Array.from({ length: 60 }, async (_, index) => (await sendOver(first.url, authorization, { to: `1555300${String(index).padStart(4, '0')}`, body: 'Hello' })).status)
       await waitFor(async () => emulator.sentMessages.length >= 10, { timeoutMs: 20_000, what: 'sends under way' })
-      first.process.kill('SIGKILL')
-      await first.stop()
+      await first.kill()
       expect((await Promise.all(answers)).filter(status => status === 0).length).toBeGreaterThan(0)
 
       // Embedded: at start-up, before the server listens. PostgreSQL: once the dead process's lease (1 s) has run out.

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
+import { sendOver } from '../helpers/send.js'
+import { embeddedStore, seedWorkspace, startServer, withRuntime, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { embeddedStore, post, seedWorkspace, withRuntime, type ServerStore } from './server-process.js'
 
 const GRACE_MS = 1500
 
@@ -31,13 +31,13 @@ describe('shutdown: SIGTERM while sends are in flight and waiting (the real serv
     })
     const answers = new Map<string, Promise<number>>()
     // two slots a second: the first two go half a second apart, the others wait (the hung send keeps its slot)
-    for (const to of [quick, hung, ...waiting]) answers.set(to, post(server.url, authorization, { to, body: 'Hello' }))
+    for (const to of [quick, hung, ...waiting]) answers.set(to, sendOver(server.url, authorization, { to, body: 'Hello' }).then(answer => answer.status))
     await waitFor(async () => emulator.requests.filter(request => request.path.endsWith('/messages')).length >= 2, { what: 'the first two sends' })
     const exited = new Promise<number | null>(resolve => server.process.once('exit', code => resolve(code)))
     const signalled = Date.now()
     server.process.kill('SIGTERM')
     await new Promise(resolve => setTimeout(resolve, 200))
-    expect(await post(server.url, authorization, { to: '15556000009', body: 'Hello' })).toBe(0) // no longer accepting
+    expect((await sendOver(server.url, authorization, { to: '15556000009', body: 'Hello' })).status).toBe(0) // no longer accepting
     expect(await exited).toBe(0)
     expect(Date.now() - signalled).toBeLessThan(GRACE_MS + 5000)
 

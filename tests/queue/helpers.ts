@@ -1,8 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { sql } from 'drizzle-orm'
 import type { ConnectedWorkspace, TestGateway } from '../helpers/gateway.js'
+import { send } from '../helpers/send.js'
 import { waitFor } from '../helpers/wait.js'
-import { send } from '../messages/helpers.js'
 
 export const RESPOND_ASYNC = { prefer: 'respond-async' }
 

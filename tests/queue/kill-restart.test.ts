@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
+import { sendOver } from '../helpers/send.js'
+import { embeddedStore, postgresStore, seedWorkspace, startServer, withRuntime, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { handOverTo } from './http.js'
-import { embeddedStore, postgresStore, seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
+import { RESPOND_ASYNC } from './helpers.js'
 
 const TOTAL = 200
 const url = process.env.TEST_DATABASE_URL
@@ -32,11 +32,10 @@ describe(`queued sends: kill -9 in the middle of a drain, then a restart (${url 
     const { workspaceId, authorization } = await seedWorkspace(store)
     const env = { ...store.env, GRAPH_API_URL: emulator.url, THROUGHPUT_MPS: '20', RATE_LIMIT_MAX: '100000', DISPATCHER_LEASE_MS: '1000', TEMPLATE_SYNC_INTERVAL_MS: '0' }
     const first = await startServer(env)
-    const answers = await Promise.all(Array.from({ length: TOTAL }, async (_, index) => await handOverTo(first.url, authorization, { to: `1555400${String(index).padStart(4, '0')}`, body: 'Hello' })))
+    const answers = await Promise.all(Array.from({ length: TOTAL }, async (_, index) => (await sendOver(first.url, authorization, { to: `1555400${String(index).padStart(4, '0')}`, body: 'Hello' }, RESPOND_ASYNC)).status))
     expect(answers.every(status => status === 202)).toBe(true)
     await waitFor(async () => emulator.sentMessages.length >= 40, { timeoutMs: 20_000, what: 'the drain under way' })
-    first.process.kill('SIGKILL')
-    await first.stop()
+    await first.kill()
     const beforeRestart = emulator.sentMessages.length
     expect(beforeRestart).toBeLessThan(TOTAL)
 

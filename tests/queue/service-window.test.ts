@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
-import { send } from '../messages/helpers.js'
 import { handOver, registeredHoursAgo } from './helpers.js'
 
 const NUMBER = '106540352242922'

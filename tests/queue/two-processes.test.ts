@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer } from '../cli/run-cli.js'
+import { sendOver } from '../helpers/send.js'
+import { postgresStore, seedWorkspace, startServer, withRuntime, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { postgresStore, seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
-import { handOverTo } from './http.js'
+import { RESPOND_ASYNC } from './helpers.js'
 
 const TOTAL = 200
 const url = process.env.TEST_DATABASE_URL
@@ -33,10 +33,10 @@ describe.skipIf(!url)('queued sends: two processes on PostgreSQL share one queue
     const first = await startServer(env)
     let second: Awaited<ReturnType<typeof startServer>> | undefined
     try {
-      const early = await Promise.all(Array.from({ length: 150 }, async (_, index) => await handOverTo(first.url, authorization, { to: to(index), body: 'Hello' })))
+      const early = await Promise.all(Array.from({ length: 150 }, async (_, index) => (await sendOver(first.url, authorization, { to: to(index), body: 'Hello' }, RESPOND_ASYNC)).status))
       // the first process takes the number's drain; the second starts beside it and waits for its turn
       second = await startServer(env)
-      const late = await Promise.all(Array.from({ length: TOTAL - 150 }, async (_, index) => await handOverTo(second!.url, authorization, { to: to(150 + index), body: 'Hello' })))
+      const late = await Promise.all(Array.from({ length: TOTAL - 150 }, async (_, index) => (await sendOver(second!.url, authorization, { to: to(150 + index), body: 'Hello' }, RESPOND_ASYNC)).status))
       expect([...early, ...late].every(status => status === 202)).toBe(true)
       expect(emulator.sentMessages.length).toBeLessThan(TOTAL - 50)
       // SIGTERM: what waits for a slot goes back to the queue, and the drain lease is given up

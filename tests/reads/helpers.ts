@@ -6,11 +6,6 @@ export async function read (gateway: TestGateway, authorization: string, query: 
   return await gateway.app.inject({ method: 'GET', url: '/api/messages.php', query, headers: { authorization } })
 }
 
-/** POST /api/messages.php as JSON; the extra headers (an Idempotency-Key) as given. */
-export async function sendJson (gateway: TestGateway, authorization: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  return await gateway.app.inject({ method: 'POST', url: '/api/messages.php', headers: { authorization, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) })
-}
-
 /** How many message requests the emulator received for this recipient: every attempt, accepted or not. */
 export function upstreamRequestsTo (gateway: TestGateway, to: string): number {
   return gateway.emulator.requests.filter(request => request.method === 'POST' && request.path.endsWith('/messages') && (request.body as { to?: string })?.to === to).length

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { connectedWorkspace, type ConnectedWorkspace } from '../helpers/gateway.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { expectEnvelope } from '../messages/helpers.js'
-import { read, sendJson } from './helpers.js'
+import { read } from './helpers.js'
 
 interface Listed { id: string, to: string, status: string, client_reference: string | null, created_at: string }
 
@@ -15,7 +16,7 @@ describe('GET /api/messages.php: the log, newest first, filtered and paged by an
 
   const sendMany = async (count: number, from: number, extra: Record<string, unknown> = {}) =>
     await Promise.all(Array.from({ length: count }, async (_, index) =>
-      (await sendJson(ctx.gateway, ctx.workspace.authorization, { to: `1555440${String(from + index).padStart(4, '0')}`, body: 'Hi', ...extra })).json().id as string))
+      (await send(ctx.gateway, { to: `1555440${String(from + index).padStart(4, '0')}`, body: 'Hi', ...extra }, { authorization: ctx.workspace.authorization })).json().id as string))
 
   async function page (query: Record<string, string>): Promise<{ messages: Listed[], next_cursor: string | null }> {
     const response = await read(ctx.gateway, ctx.workspace.authorization, query)
@@ -45,7 +46,7 @@ describe('GET /api/messages.php: the log, newest first, filtered and paged by an
   })
 
   it('filters by status, to, since and client_reference, and never shows another workspace\'s messages', async () => {
-    const [failed] = await Promise.all([sendJson(ctx.gateway, ctx.workspace.authorization, { to: '15550000001', body: 'Hi' }), sendMany(2, 200, { client_reference: 'batch-7' })])
+    const [failed] = await Promise.all([send(ctx.gateway, { to: '15550000001', body: 'Hi' }, { authorization: ctx.workspace.authorization }), sendMany(2, 200, { client_reference: 'batch-7' })])
     const failedId = failed.json().id
     expect((await page({ status: 'failed' })).messages.map(message => message.id)).toEqual([failedId])
     expect((await page({ to: '+15550000001' })).messages.map(message => message.id)).toEqual([failedId])
@@ -75,7 +76,7 @@ describe('GET /api/messages.php: the log, newest first, filtered and paged by an
     await bad({ to: 'abc' }, 'to')
     await bad({ cursor: 'not-a-cursor' }, 'cursor')
     // a well-formed cursor we did not issue to this workspace
-    const { id } = (await sendJson(ctx.gateway, other.authorization, { to: '15554409999', body: 'Hi' })).json()
+    const { id } = (await send(ctx.gateway, { to: '15554409999', body: 'Hi' }, { authorization: other.authorization })).json()
     await bad({ cursor: Buffer.from(`m1:${id}`).toString('base64url') }, 'cursor')
     await bad({ cursor: Buffer.from('m1:msg_doesnotexist').toString('base64url') }, 'cursor')
   })

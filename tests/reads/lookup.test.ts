@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import { connectedWorkspace, type ConnectedWorkspace } from '../helpers/gateway.js'
+import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
 import { expectEnvelope } from '../messages/helpers.js'
-import { read, sendJson } from './helpers.js'
+import { read } from './helpers.js'
 
 describe('GET /api/messages.php?id= and ?wamid=: a message and its whole history', () => {
   let other: ConnectedWorkspace
   const ctx = useGateway({ setup: async gateway => { other = await connectedWorkspace(gateway) } })
 
   it('every 200 names its record, and the record reads back by id and by wamid with the webhooks in its history', async () => {
-    const sent = await sendJson(ctx.gateway, ctx.workspace.authorization, { to: '+15552220001', body: 'Hello', client_reference: 'order-17' })
+    const sent = await send(ctx.gateway, { to: '+15552220001', body: 'Hello', client_reference: 'order-17' }, { authorization: ctx.workspace.authorization })
     expect(sent.statusCode).toBe(200)
     const { id, wamid } = sent.json()
     expect(id).toMatch(/^msg_/)
@@ -37,7 +38,7 @@ describe('GET /api/messages.php?id= and ?wamid=: a message and its whole history
   })
 
   it('a failure is in the record and in the history, its code always a string', async () => {
-    const refused = await sendJson(ctx.gateway, ctx.workspace.authorization, { to: '15550000001', body: 'Hello' })
+    const refused = await send(ctx.gateway, { to: '15550000001', body: 'Hello' }, { authorization: ctx.workspace.authorization })
     const envelope = expectEnvelope(refused, 502, 'upstream_error')
     expect(envelope.id).toMatch(/^msg_/)
     const { message } = (await read(ctx.gateway, ctx.workspace.authorization, { id: envelope.id as string })).json()
@@ -47,7 +48,7 @@ describe('GET /api/messages.php?id= and ?wamid=: a message and its whole history
     expect(message.history.map((step: { status: string }) => step.status)).toEqual(['pending', 'failed'])
     expect(message.history[1].error.code).toBe('131026')
 
-    const late = await sendJson(ctx.gateway, ctx.workspace.authorization, { to: '15550000003', body: 'Hello' })
+    const late = await send(ctx.gateway, { to: '15550000003', body: 'Hello' }, { authorization: ctx.workspace.authorization })
     const { id } = late.json()
     const failed = await waitFor(async () => {
       const answer = (await read(ctx.gateway, ctx.workspace.authorization, { id })).json()
@@ -58,7 +59,7 @@ describe('GET /api/messages.php?id= and ?wamid=: a message and its whole history
   })
 
   it('another workspace\'s message is a 404, by id and by wamid, as is an unknown one', async () => {
-    const { id, wamid } = (await sendJson(ctx.gateway, ctx.workspace.authorization, { to: '15552220002', body: 'Hello' })).json()
+    const { id, wamid } = (await send(ctx.gateway, { to: '15552220002', body: 'Hello' }, { authorization: ctx.workspace.authorization })).json()
     expectEnvelope(await read(ctx.gateway, other.authorization, { id }), 404, 'not_found')
     expectEnvelope(await read(ctx.gateway, other.authorization, { wamid }), 404, 'not_found')
     expectEnvelope(await read(ctx.gateway, ctx.workspace.authorization, { id: 'msg_unknown' }), 404, 'not_found')

@@ -5,9 +5,9 @@ import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { startChild, type Child } from '../../bench/child.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { createUpstreamClient } from '../../src/upstream/client.js'
-import { startServer, type RunningServer } from '../cli/run-cli.js'
 import { TEST_ENCRYPTION_KEY, testConfig } from '../helpers/config.js'
 import { createPostgresDatabase, type TestDatabase } from '../helpers/database.js'
+import { startServer, type RunningServer } from '../helpers/server.js'
 
 const serverUrl = process.env.TEST_DATABASE_URL
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'

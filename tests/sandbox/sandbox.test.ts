@@ -4,8 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../helpers/cli.js'
 import { printed, startSandbox, stopSandbox as stop } from '../helpers/sandbox.js'
-import { runCli } from '../cli/run-cli.js'
 import { waitFor } from '../helpers/wait.js'
 
 /** Runs a command the banner printed, as pasted into a shell. */

@@ -1,8 +1,8 @@
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { signBody } from '../../src/sandbox/emulator/index.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'
 import { waitFor } from '../helpers/wait.js'
+import { postWebhook } from '../helpers/webhook.js'
 import { envelope, messagesValue, status } from './helpers.js'
 
 const url = process.env.TEST_DATABASE_URL
@@ -25,10 +25,10 @@ describe(`webhooks while the database is down (${url ? 'PostgreSQL' : 'PostgreSQ
     await gateway?.close()
   })
 
-  async function post (): Promise<{ status: number, retryAfter: string | null, body: unknown }> {
+  async function post (): Promise<{ status: number, retryAfter: string | undefined, body: unknown }> {
     const raw = JSON.stringify(envelope('messages', messagesValue({ statuses: [status('wamid.while-down', 'delivered', '1795000000')] })))
-    const response = await fetch(`${gateway.url}/webhooks/whatsapp`, { method: 'POST', body: raw, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signBody(raw, gateway.emulator.appSecret) } })
-    return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() }
+    const answer = await postWebhook(gateway.url, raw, gateway.emulator.appSecret)
+    return { status: answer.status, retryAfter: answer.headers['retry-after'], body: JSON.parse(answer.body) }
   }
 
   it.skipIf(!url)('answers 503 with Retry-After when the delivery cannot be stored, and 200 again once the database is back', async () => {

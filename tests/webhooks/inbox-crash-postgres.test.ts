@@ -1,4 +1,4 @@
-import { postgresStore } from '../pacer/server-process.js'
+import { postgresStore } from '../helpers/server.js'
 import { describeInboxCrash } from './inbox-crash.js'
 
 const url = process.env.TEST_DATABASE_URL

@@ -1,6 +1,6 @@
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ServerStore } from '../pacer/server-process.js'
+import type { ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
 import { appliedJobIds, inboxState, postAll, SECRET_TEXT, seedDeliveries, SENDER, startLoggedServer } from './inbox-processes.js'
 
@@ -27,8 +27,7 @@ export function describeInboxCrash (backend: string, open: () => Promise<ServerS
 
       const first = await startLoggedServer(store)
       const answers = await postAll([first.url], bodies, 32)
-      first.process.kill('SIGKILL')
-      await first.stop()
+      await first.kill()
       await held?.unsafe('rollback')
       held?.release()
       await blocker?.end()

@@ -1,13 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { request } from 'node:http'
 import { sql } from 'drizzle-orm'
 import { rowsOf } from '../../db/client.js'
 import { messages } from '../../db/schema.js'
-import { signBody } from '../../src/sandbox/emulator/index.js'
-import { cliEnv, repoRoot } from '../cli/run-cli.js'
-import { freePort } from '../helpers/gateway.js'
-import { waitFor } from '../helpers/wait.js'
-import { seedWorkspace, withRuntime, type ServerStore } from '../pacer/server-process.js'
+import { seedWorkspace, startServer, withRuntime, type RunningServer, type ServerStore } from '../helpers/server.js'
+import { postWebhook } from '../helpers/webhook.js'
 import { envelope, messagesValue, NUMBER_ID, status, textMessage } from './helpers.js'
 
 export const APP_SECRET = 'inbox-test-app-secret'
@@ -15,28 +10,9 @@ export const APP_SECRET = 'inbox-test-app-secret'
 export const SECRET_TEXT = 'do-not-log-this-text-8e1f'
 export const SENDER = '15557000123'
 
-/** `npm start` as a process of its own, logging at debug level, with everything it wrote from its first line. */
-export interface LoggedServer { url: string, process: ChildProcess, output(): string, stop(): Promise<void> }
-
-export async function startLoggedServer (store: ServerStore): Promise<LoggedServer> {
-  const port = await freePort()
-  const env = { ...store.env, APP_SECRET, LOG_LEVEL: 'debug', TEMPLATE_SYNC_INTERVAL_MS: '0', HOST: '127.0.0.1', PORT: String(port) }
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: repoRoot, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  child.stdout.on('data', chunk => { output += chunk })
-  child.stderr.on('data', chunk => { output += chunk })
-  const exited = new Promise<void>(resolve => child.once('exit', () => resolve()))
-  const server: LoggedServer = {
-    url: `http://127.0.0.1:${port}`,
-    process: child,
-    output: () => output,
-    async stop () {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
-      await exited
-    }
-  }
-  await waitFor(async () => child.exitCode === null ? output.includes('Server listening') : Promise.reject(new Error(`the server exited:\n${output}`)), { timeoutMs: 30_000, what: 'the server listening' })
-  return server
+/** `npm start` as a process of its own, logging at debug level: everything it wrote from its first line is its output(). */
+export async function startLoggedServer (store: ServerStore): Promise<RunningServer> {
+  return await startServer({ ...store.env, APP_SECRET, LOG_LEVEL: 'debug', TEMPLATE_SYNC_INTERVAL_MS: '0' })
 }
 
 /** The inbox jobs a server's log says it applied (one line per committed-or-not batch). */
@@ -64,19 +40,6 @@ export async function seedDeliveries (store: ServerStore, count: number, statuse
   return { workspaceId, bodies }
 }
 
-/** POST /webhooks/whatsapp, signed, on a connection of its own; the status, or 0 when the connection broke. */
-export async function postWebhook (url: string, raw: string): Promise<number> {
-  return await new Promise(resolve => {
-    const call = request(`${url}/webhooks/whatsapp`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signBody(raw, APP_SECRET) } }, response => {
-      response.resume()
-      response.on('end', () => resolve(response.statusCode ?? 0))
-      response.on('error', () => resolve(0))
-    })
-    call.on('error', () => resolve(0))
-    call.end(raw)
-  })
-}
-
 /** Posts every body, `concurrency` at a time, to the servers in turn; the answers in the bodies' order. */
 export async function postAll (urls: string[], bodies: string[], concurrency: number): Promise<number[]> {
   const answers: number[] = new Array(bodies.length)
@@ -84,7 +47,7 @@ export async function postAll (urls: string[], bodies: string[], concurrency: nu
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < bodies.length) {
       const index = next++
-      answers[index] = await postWebhook(urls[index % urls.length], bodies[index])
+      answers[index] = (await postWebhook(urls[index % urls.length], bodies[index], APP_SECRET)).status
     }
   }))
   return answers

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { postgresStore, type ServerStore } from '../pacer/server-process.js'
+import { postgresStore, type RunningServer, type ServerStore } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait.js'
-import { appliedJobIds, inboxState, postAll, seedDeliveries, startLoggedServer, type LoggedServer } from './inbox-processes.js'
+import { appliedJobIds, inboxState, postAll, seedDeliveries, startLoggedServer } from './inbox-processes.js'
 
 const url = process.env.TEST_DATABASE_URL
 const DELIVERIES = 400
 
 describe(`webhook inbox shared by two processes (${url ? 'PostgreSQL' : 'PostgreSQL, skipped: set TEST_DATABASE_URL'})`, () => {
   let store: ServerStore
-  const servers: LoggedServer[] = []
+  const servers: RunningServer[] = []
   beforeAll(async () => { if (url) store = await postgresStore(url) })
   afterAll(async () => {
     await Promise.all(servers.map(async server => await server.stop()))

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
+import { send as sendMessage } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
 import { inboxDrained } from './helpers.js'
@@ -9,7 +10,7 @@ describe('delivery tracking from the emulator\'s signed status webhooks', () => 
   const account = defaultAccount()
 
   async function send (to: string): Promise<{ id: string, wamid: string }> {
-    const response = await ctx.gateway.app.inject({ method: 'POST', url: '/api/messages.php', headers: { authorization: ctx.workspace.authorization }, payload: { to, body: 'status test' } })
+    const response = await sendMessage(ctx.gateway, { to, body: 'status test' }, { authorization: ctx.workspace.authorization })
     expect(response.statusCode).toBe(200)
     const { wamid } = response.json()
     const [record] = (await ctx.gateway.app.messages.list(ctx.workspace.workspaceId, { limit: 100 })).filter(message => message.wamid === wamid)

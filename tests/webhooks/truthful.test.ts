@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { send as sendMessage } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { envelope, inboxDrained, messagesValue, NUMBER_ID, status, textMessage, WABA_ID } from './helpers.js'
 
@@ -10,7 +11,7 @@ describe('everything the upstream sends is kept truthfully', () => {
   })
 
   async function send (to: string): Promise<{ id: string, wamid: string | null, status: number }> {
-    const response = await ctx.gateway.app.inject({ method: 'POST', url: '/api/messages.php', headers: { authorization: ctx.workspace.authorization }, payload: { to, body: 'truthful test' } })
+    const response = await sendMessage(ctx.gateway, { to, body: 'truthful test' }, { authorization: ctx.workspace.authorization })
     const [record] = (await ctx.gateway.app.messages.list(ctx.workspace.workspaceId, { limit: 100 })).filter(message => message.recipient === to)
     return { id: record.id, wamid: record.wamid, status: response.statusCode }
   }

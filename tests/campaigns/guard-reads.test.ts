@@ -5,7 +5,7 @@ import { startReceiver, type Receiver } from '../events/receiver.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { waitFor } from '../helpers/wait.js'
 import { act } from './helpers.js'
-import { guarded, limitsOf, NUMBER, runningCampaign, sleep, until } from './helpers-guard.js'
+import { guarded, limitsOf, NUMBER, runningCampaign, sleep, campaignBecomes } from './helpers-guard.js'
 
 /**
  * The hourly read of the number's node as a signal (quality_rating RED, then GREEN), the events
@@ -24,7 +24,7 @@ describe('quality guard: the node read, the events, the dashboard', () => {
     const { gateway, workspace } = ctx
     const id = await runningCampaign(gateway, workspace, 100, 20_000)
     gateway.emulator.setQualityRating(NUMBER, 'RED')
-    const paused = await until(gateway, workspace, id, 'paused', 'number_flagged')
+    const paused = await campaignBecomes(gateway, workspace, id, 'paused', 'number_flagged')
 
     const login = await userIn(gateway.app, workspace.workspaceId)
     const browser = await Browser.signIn(gateway.app, login)
@@ -43,7 +43,7 @@ describe('quality guard: the node read, the events, the dashboard', () => {
     // the same rating at the next reads is no new signal; GREEN starts the recovery
     await sleep(1200)
     gateway.emulator.setQualityRating(NUMBER, 'GREEN')
-    await until(gateway, workspace, id, 'running', null)
+    await campaignBecomes(gateway, workspace, id, 'running', null)
     const resumedEvent = await waitFor(async () => receiver.events().find(event => event.type === 'campaign.resumed' && event.data.id === id), { what: 'campaign.resumed' })
     expect(resumedEvent.data).toMatchObject({ id, status: 'running', paused_reason: null })
     expect(((await browser.get(`/dashboard/campaigns/${id}/status`)).json() as { campaign: { paused_note: string | null } }).campaign.paused_note).toBeNull()

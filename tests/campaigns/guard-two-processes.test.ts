@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rowsOf } from '../../db/client.js'
 import { loadConfig } from '../../src/config.js'
 import { addEndpoint } from '../../src/events/endpoints.js'
-import { defaultAccount, signBody, startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
-import { startServer, type RunningServer } from '../cli/run-cli.js'
+import { defaultAccount, startEmulator, type Emulator } from '../../src/sandbox/emulator/index.js'
 import { startReceiver, type Receiver } from '../events/receiver.js'
 import { waitFor } from '../helpers/wait.js'
-import { postgresStore, withRuntime, type ServerStore } from '../pacer/server-process.js'
+import { postgresStore, startServer, withRuntime, type RunningServer, type ServerStore } from '../helpers/server.js'
+import { postWebhook } from '../helpers/webhook.js'
 import { recipients } from './helpers.js'
 import { sleep } from './helpers-guard.js'
 
@@ -59,7 +59,7 @@ describe.skipIf(!url)('quality guard: two processes on PostgreSQL act once', () 
 
     const signal = async (event: string) => {
       const raw = JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: account.wabaId, time: Math.floor(Date.now() / 1000), changes: [{ field: 'phone_number_quality_update', value: { display_phone_number: number.displayPhoneNumber.replace(/\D/g, ''), event, max_daily_conversations_per_business: 'TIER_2K' } }] }] })
-      const answers = await Promise.all(servers.map(async server => await fetch(`${server.url}/webhooks/whatsapp`, { method: 'POST', body: raw, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signBody(raw, emulator.appSecret) } })))
+      const answers = await Promise.all(servers.map(async server => await postWebhook(server.url, raw, emulator.appSecret)))
       expect(answers.map(answer => answer.status)).toEqual([200, 200])
     }
     await signal('FLAGGED')

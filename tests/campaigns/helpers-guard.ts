@@ -23,7 +23,7 @@ export async function guarded (gateway: TestGateway, workspace: ConnectedWorkspa
 }
 
 /** Waits (5 s: the contract's bound, and a little for a loaded machine) until the campaign is in `status` with `reason`. */
-export async function until (gateway: TestGateway, workspace: ConnectedWorkspace, id: string, status: string, reason: string | null, timeoutMs = 8000): Promise<GuardedC> {
+export async function campaignBecomes (gateway: TestGateway, workspace: ConnectedWorkspace, id: string, status: string, reason: string | null, timeoutMs = 8000): Promise<GuardedC> {
   return await waitFor(async () => {
     const campaign = await guarded(gateway, workspace, id)
     return campaign.status === status && campaign.paused_reason === reason ? campaign : undefined

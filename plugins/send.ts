@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { faultCode } from '../src/faults/classify.js'
 import { createSendService, type SendService } from '../src/send/service.js'
 import type { GiveBack } from '../src/send/reservation.js'
 
@@ -18,7 +19,7 @@ export default fp(async function send (app) {
       await app.messagingLimit.giveBack(slot)
       await app.holds.releaseLimit(slot.wabaId, 1)
     } catch (error) {
-      app.log.warn({ err: (error as Error).message }, 'could not give back the messaging-limit slot of a send that did not go out')
+      app.log.warn({ code: faultCode(error) }, 'could not give back the messaging-limit slot of a send that did not go out')
     }
   }
   app.decorate('send', createSendService({

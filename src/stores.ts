@@ -3,7 +3,7 @@ import { apiKeyStore } from './store/api-keys.js'
 import { auditLogStore } from './store/audit-log.js'
 import { campaignUploadStore } from './store/campaign-uploads.js'
 import { campaignMessage } from './campaigns/payload.js'
-import { CAMPAIGN_SENDS, campaignStore } from './store/campaigns.js'
+import { campaignStore } from './store/campaigns.js'
 import { connectionStore } from './store/connections.js'
 import { idempotencyKeyStore } from './store/idempotency-keys.js'
 import { inboundStore } from './store/inbound.js'
@@ -15,7 +15,7 @@ import { messagingLimitStore } from './store/messaging-limit.js'
 import { messageSearch } from './store/message-search.js'
 import { messageStore } from './store/messages.js'
 import { queueDrainerStore } from './store/queue-drainers.js'
-import { QUEUED_SENDS, queuedSendStore } from './store/queued-sends.js'
+import { queuedSendStore } from './store/queued-sends.js'
 import { readCache } from './store/read-cache.js'
 import { serviceWindowStore } from './store/service-window.js'
 import { sessionStore } from './store/sessions.js'
@@ -62,8 +62,7 @@ export function createStores (db: Database) {
     userIds: userIdStore(db),
     suppressions: suppressionStore(db),
     messagingLimit: messagingLimitStore(db),
-    // the queues whose jobs are message records: a hold released wakes its job in either
-    holds: holdStore(db, [QUEUED_SENDS, CAMPAIGN_SENDS]),
+    holds: holdStore(db),
     templateResyncs: templateResyncStore(db),
     usage: usageStore(db),
     campaigns: campaignStore(db, { build: campaignMessage, outbox }),

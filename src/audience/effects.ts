@@ -3,8 +3,6 @@ import { rowsOf } from '../../db/client.js'
 import { releaseLimitHolds, releaseTemplateHolds } from '../store/holds.js'
 import { routeNumbers } from '../store/inbound.js'
 import type { Executor } from '../store/jobs.js'
-import { QUEUED_SENDS } from '../store/queued-sends.js'
-import { CAMPAIGN_SENDS } from '../store/campaigns.js'
 import { anyOf } from '../store/any-of.js'
 import type { StatusChange } from '../store/status-events.js'
 import type { StoredInbound } from '../store/inbound.js'
@@ -78,10 +76,10 @@ export async function applyAudienceIntake (tx: Executor, applied: AudienceIntake
     // that the held sends released here are decided again with the new tier, not the one cached
     await tx.execute(sql`select pg_notify(${CACHE_CHANNEL}, '')`)
     // a higher tier frees slots: what the limit holds goes now, not at the next slot's 24 h end (a lower one re-holds them)
-    await releaseLimitHolds(tx, [QUEUED_SENDS, CAMPAIGN_SENDS], event.wabaId)
+    await releaseLimitHolds(tx, event.wabaId)
   }
   for (const template of applied.templates) {
-    if (template.status === 'APPROVED') await releaseTemplateHolds(tx, QUEUED_SENDS, template.workspaceId, template.name, template.language)
+    if (template.status === 'APPROVED') await releaseTemplateHolds(tx, template.workspaceId, template.name, template.language)
   }
 }
 

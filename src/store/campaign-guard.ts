@@ -20,6 +20,9 @@ function targetOf (target: GuardTarget): SQL {
 
 const LIVE = sql`${campaigns.status} in ('running', 'waiting_for_limit')`
 
+// a campaign `c`'s recipients not yet sent: not yet made into messages, or queued (held ones included: a hold keeps a record queued)
+const REMAINING = sql.raw("(c.accepted - c.materialised + (select count(*) from messages m where m.campaign_id = c.id and m.status = 'queued'))::int as remaining")
+
 /**
  * Running or waiting campaigns of the target → paused for `reason`. The condition on the status
  * decides between processes: each campaign is paused (and its event and audit written) once.
@@ -58,7 +61,7 @@ export async function resumeDue (tx: Tx, reasons: readonly PausedReason[]): Prom
 /** Campaigns paused for a tier drop that may resume at once: with their WABA and their recipients not yet sent. */
 export async function pausedForTier (executor: Executor): Promise<Array<{ id: string, wabaId: string, remaining: number }>> {
   const result = await executor.execute(sql`select c.id, cn.waba_id,
-      (c.accepted - c.materialised + (select count(*) from messages m where m.campaign_id = c.id and m.status in ('queued', 'held')))::int as remaining
+      ${REMAINING}
     from campaigns c
     join phone_numbers p on p.phone_number_id = c.phone_number_id and p.workspace_id = c.workspace_id
     join connections cn on cn.id = p.connection_id and cn.status = 'active'
@@ -70,7 +73,7 @@ export async function pausedForTier (executor: Executor): Promise<Array<{ id: st
 export async function liveWithRemaining (executor: Executor, numbers: string[]): Promise<Array<{ id: string, remaining: number }>> {
   if (numbers.length === 0) return []
   const result = await executor.execute(sql`select c.id,
-      (c.accepted - c.materialised + (select count(*) from messages m where m.campaign_id = c.id and m.status in ('queued', 'held')))::int as remaining
+      ${REMAINING}
     from campaigns c where c.status in ('running', 'waiting_for_limit') and c.phone_number_id = ${anyOf(numbers)}`)
   return rowsOf<{ id: string, remaining: number }>(result).map(row => ({ id: row.id, remaining: Number(row.remaining) }))
 }

@@ -8,9 +8,9 @@ import { anyOf } from './any-of.js'
 import { createBatcher } from './batcher.js'
 import { jobSql, type Executor } from './jobs.js'
 import { emitEvents, type OutboxBell } from './outbox.js'
+import { CAMPAIGN_SENDS } from './send-queues.js'
 
-/** The job queue of campaign messages: one job per message record, grouped by sending number, the record's id as payload. */
-export const CAMPAIGN_SENDS = 'campaign-sends'
+export { CAMPAIGN_SENDS } from './send-queues.js'
 
 /** The statuses in which a campaign's messages are dispatched. */
 export const DISPATCHING: readonly CampaignStatus[] = ['running', 'waiting_for_limit']

@@ -3,6 +3,7 @@ import { rowsOf, type Database } from '../../db/client.js'
 import type { HoldReason } from '../../db/schema.js'
 import { anyOf } from './any-of.js'
 import type { Executor } from './jobs.js'
+import { SEND_QUEUES } from './send-queues.js'
 
 /**
  * Reasons whose waiting does not count towards QUEUE_MAX_AGE_MS (CONTRACT.md 14: a send held by the
@@ -21,11 +22,11 @@ const HELD_TIME_SO_FAR = sql.raw(HELD_TIME_SO_FAR_SQL)
  * Held queued sends: a record stays `queued` with a `held_reason` (the API shows it as `held`),
  * its job waits until the reason may have cleared (src/messages/queue.ts).
  */
-export function holdStore (db: Database, sendQueues: readonly string[]) {
+export function holdStore (db: Database) {
   return {
     /** Slots freed for the WABA outside a transaction (a slot given back, a node read with a higher tier): see releaseLimitHolds. */
     async releaseLimit (wabaId: string, count?: number): Promise<number> {
-      return await releaseLimitHolds(db, sendQueues, wabaId, count)
+      return await releaseLimitHolds(db, wabaId, count)
     },
 
     /** The record waits for `reason`; false when it is no longer queued. */
@@ -38,12 +39,12 @@ export function holdStore (db: Database, sendQueues: readonly string[]) {
 }
 
 /**
- * A template approved again: the queued sends it held are looked at now rather than at their next
- * re-check. Inside the caller's transaction (the webhook intake's).
+ * A template approved again: the queued sends and campaign messages it held are looked at now
+ * rather than at their next re-check. Inside the caller's transaction (the webhook intake's).
  */
-export async function releaseTemplateHolds (tx: Executor, queue: string, workspaceId: string, name: string, language: string): Promise<number> {
+export async function releaseTemplateHolds (tx: Executor, workspaceId: string, name: string, language: string): Promise<number> {
   const result = await tx.execute(sql`update jobs set run_at = now()
-    where queue = ${queue} and status = 'ready' and run_at > now() and payload = any(array(
+    where queue = ${anyOf([...SEND_QUEUES])} and status = 'ready' and run_at > now() and payload = any(array(
       select convert_to(m.id, 'UTF8') from messages m
       where m.workspace_id = ${workspaceId} and m.status = 'queued' and m.held_reason = 'template_paused'
         and m.payload #>> '{template,name}' = ${name} and replace(m.payload #>> '{template,language,code}', '-', '_') = replace(${language}, '-', '_')))
@@ -51,21 +52,20 @@ export async function releaseTemplateHolds (tx: Executor, queue: string, workspa
   return rowsOf(result).length
 }
 
-
 /**
  * Slots freed for the WABA (a higher tier, a slot given back): the queued sends the messaging limit
  * holds are looked at now rather than at the next slot's 24 h end (CONTRACT.md 14: "goes when a
  * slot frees"). The oldest `count` of them (a slot given back frees one), or all (a tier's rise).
  * Those that still find no slot are held again. In the caller's transaction when it has one.
  */
-export async function releaseLimitHolds (executor: Executor, queues: readonly string[], wabaId: string, count?: number): Promise<number> {
+export async function releaseLimitHolds (executor: Executor, wabaId: string, count?: number): Promise<number> {
   const result = await executor.execute(sql`with numbers as (
       select pn.workspace_id, pn.phone_number_id from phone_numbers pn join connections c on c.id = pn.connection_id
       where c.waba_id = ${wabaId} and c.status = 'active'),
     held as (
       select j.id from jobs j join numbers n on j.group_key = n.phone_number_id
         join messages m on m.id = convert_from(j.payload, 'UTF8') and m.workspace_id = n.workspace_id
-      where j.queue = ${anyOf([...queues])} and j.status = 'ready' and j.run_at > now()
+      where j.queue = ${anyOf([...SEND_QUEUES])} and j.status = 'ready' and j.run_at > now()
         and m.status = 'queued' and m.held_reason = 'messaging_limit'
       order by m.created_at limit ${count ?? null}::integer)
     update jobs set run_at = now() where id in (select id from held)

@@ -7,9 +7,9 @@ import { messageEvent } from '../resources/message.js'
 import { emitEvents, type OutboxBell } from './outbox.js'
 import { createBatcher } from './batcher.js'
 import { HELD_TIME_SO_FAR_SQL } from './holds.js'
+import { QUEUED_SENDS } from './send-queues.js'
 
-/** The job queue of queued sends: one job per record, grouped by sending number, the record's id as payload. */
-export const QUEUED_SENDS = 'queued-sends'
+export { QUEUED_SENDS } from './send-queues.js'
 
 export interface QueueDepth { phoneNumberId: string, depth: number, oldest: Date }
 

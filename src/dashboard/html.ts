@@ -15,9 +15,10 @@ export function escapeHtml (text: string): string {
 }
 
 // The bidi controls: embeddings, overrides, isolates and marks (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C).
-const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu
+const CONTROL_RANGES = '\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069'
+const BIDI_CONTROLS = new RegExp(`[${CONTROL_RANGES}]`, 'gu')
 // What can be reordered, or reorder the page around it: a bidi control or a right-to-left letter or digit.
-const BIDI_SENSITIVE = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFE\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u
+const BIDI_SENSITIVE = new RegExp(`[${CONTROL_RANGES}\\u0590-\\u08FF\\uFB1D-\\uFDFF\\uFE70-\\uFEFE\\u{10800}-\\u{10FFF}\\u{1E800}-\\u{1EFFF}]`, 'u')
 
 /** An identifier as it is shown: each bidi control a visible mark ("abc[U+202E]def"), so it cannot pass for another. */
 export function identifier (text: string): string {

@@ -30,7 +30,7 @@ describe('emulator: media endpoints', () => {
     const fetched = await fetch(node.body.url, { headers: { authorization: `Bearer ${TOKEN}` } })
     expect(Buffer.from(await fetched.arrayBuffer()).equals(bytes)).toBe(true)
     expect(emulator.media(uploaded.body.id)!.downloads).toBe(1)
-    await new Promise(resolve => setTimeout(resolve, 1100))
+    await new Promise(resolve => setTimeout(resolve, 2100)) // the TTL (1 s), rounded up to the second as `ext` is
     expect((await fetch(node.body.url, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404)
     expect((await graph(emulator, 'DELETE', `/${uploaded.body.id}`)).body).toEqual({ success: true })
     expect((await graph(emulator, 'GET', `/${uploaded.body.id}`)).body.error).toMatchObject({ code: 100, error_subcode: 33 })

@@ -61,7 +61,8 @@ export class MediaStore {
   }
 
   urlQuery (media: EmulatedMedia, now = Date.now()): string {
-    const ext = String(Math.floor((now + this.urlTtlMs) / 1000))
+    // Rounded up to the second: a URL lives at least its TTL, never a millisecond less (floor could hand out an expired one).
+    const ext = String(Math.ceil((now + this.urlTtlMs) / 1000))
     return `mid=${media.id}&ext=${ext}&hash=${this.#sign(media.id, ext)}`
   }
 

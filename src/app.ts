@@ -12,6 +12,7 @@ import eventsPlugin from '../plugins/events.js'
 import idempotencyPlugin from '../plugins/idempotency.js'
 import qualityGuardPlugin from '../plugins/quality-guard.js'
 import inboxPlugin from '../plugins/inbox.js'
+import closingConnectionsPlugin from '../plugins/closing-connections.js'
 import lingeringClosePlugin from '../plugins/lingering-close.js'
 import mediaPlugin from '../plugins/media.js'
 import metricsPlugin from '../plugins/metrics.js'
@@ -92,6 +93,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(requestShapePlugin)
   // an answer that comes before the body reaches the client still writing it (CONTRACT.md 12)
   await app.register(lingeringClosePlugin)
+  await app.register(closingConnectionsPlugin)
   await app.register(dbPlugin, { config, runtime: options.runtime })
   await app.register(metricsPlugin)
   await app.register(redisPlugin)

@@ -152,6 +152,8 @@ describe('the Redis pacer (the machine\'s Redis)', () => {
     const started = Date.now()
     const permit = await draining.acquire(ticket(2), { deadline: far(), lane: 'campaign' })
     permit.done()
-    expect(Date.now() - started).toBeLessThan(1500)
+    // a registration left behind would hold the campaign lane for good; one lapses within a slice and
+    // half a second (the bound is wide: a loaded machine is slow, a lane held for good never ends)
+    expect(Date.now() - started).toBeLessThan(10_000)
   })
 })

@@ -16,8 +16,11 @@ const campaignRoutes: FastifyPluginAsyncTypebox = async function (app) {
   const { config } = app
 
   // 409 after 401 → 429 → 403, before the body is read: creating and acting need a connected number.
-  // Added when the route is, after the hooks of the key, the plan and the scopes.
+  // Added when the route is, after the hooks of the key, the plan and the scopes. An action's number
+  // is the campaign's, known without the body: a key limited to other numbers is refused (403) first.
   async function requireConnection (request: FastifyRequest): Promise<void> {
+    const { id } = request.query as { id?: string }
+    if (id !== undefined) await requireCampaignNumber(app.campaigns, request.apiKey, id)
     const active = await app.connections.active(request.apiKey.workspaceId)
     if (!active || active.numbers.length === 0) throw noActiveConnection()
     request.activeConnection = active
@@ -50,7 +53,6 @@ const campaignRoutes: FastifyPluginAsyncTypebox = async function (app) {
     if (id !== undefined || action !== undefined) {
       if (id === undefined) throw invalidRequest('id is required with action', 'id')
       if (action === undefined) throw invalidRequest('action is required with id: pause, resume or cancel', 'action')
-      await requireCampaignNumber(app.campaigns, apiKey, id)
       const acted = await app.campaigns.act(apiKey.workspaceId, id, action,
         audit.of(actors.key(request), ACTION_AUDIT[action], campaign => ({ workspaceId: campaign.workspaceId, target: { kind: 'campaign', id: campaign.id } })))
       if (!acted) throw notFound('No campaign with this id in your workspace')

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { disconnectWorkspace } from '../../src/connections/connect.js'
 import { useGateway } from '../helpers/use-gateway.js'
 import { expectEnvelope } from '../messages/helpers.js'
 import { act, createCampaign, readCampaign, recipients, URL, type C } from '../campaigns/helpers.js'
@@ -47,5 +48,15 @@ describe('scoped keys: a campaign\'s actions need its number', () => {
     const list = await ctx.gateway.app.inject({ method: 'GET', url: URL, headers: secondOnly })
     expect((list.json() as { campaigns: C[] }).campaigns.map(campaign => campaign.id)).toContain(onFirst.campaign.id)
     await act(ctx.gateway, ctx.workspace, onFirst.campaign.id, 'cancel')
+  })
+
+  // runs last: it disconnects the workspace
+  it('the number is checked before the connection: a disconnected workspace answers a limited key 403, not 409', async () => {
+    const [first, second] = numbers()
+    const onFirst = (await createCampaign(ctx.gateway, ctx.workspace, { template: 'hello_world', phone_number_id: first, send_at: new Date(Date.now() + 3_600_000).toISOString(), recipients: recipients(2, 8200) })).json() as { campaign: C }
+    await disconnectWorkspace(ctx.gateway.app.connectDeps, ctx.workspace.workspaceId)
+    const refused = expectEnvelope(await act(ctx.gateway, await keyFor([second]), onFirst.campaign.id, 'pause'), 403, 'insufficient_scope')
+    expect(refused.error).toContain(first)
+    expectEnvelope(await act(ctx.gateway, await keyFor([first]), onFirst.campaign.id, 'pause'), 409, 'no_active_connection')
   })
 })

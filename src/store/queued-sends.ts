@@ -101,12 +101,20 @@ export function queuedSendStore (db: Database, outbox: OutboxBell) {
         .map(row => ({ phoneNumberId: row.phone_number_id, depth: Number(row.depth), oldest: new Date(row.oldest) }))
     },
 
-    /** Ends the workspace's queued records `failed` (`cancelled`); their jobs find them so and finish without sending. */
+    /**
+     * Ends the workspace's queued records `failed` (`cancelled`), each with its message.failed event
+     * in the same transaction; their jobs find them so and finish without sending.
+     */
     async cancelAll (workspaceId: string): Promise<number> {
-      const rows = await db.update(messages)
-        .set({ status: 'failed', errorCode: 'cancelled', errorText: 'Not sent: cancelled by an operator while it was queued', failedAt: sql`now()`, updatedAt: new Date() })
-        .where(and(eq(messages.workspaceId, workspaceId), eq(messages.status, 'queued')))
-        .returning({ id: messages.id })
+      const rows = await db.transaction(async tx => {
+        const failed = await tx.update(messages)
+          .set({ status: 'failed', errorCode: 'cancelled', errorText: 'Not sent: cancelled by an operator while it was queued', failedAt: sql`now()`, updatedAt: new Date() })
+          .where(and(eq(messages.workspaceId, workspaceId), eq(messages.status, 'queued')))
+          .returning()
+        await emitEvents(tx, failed.map(messageEvent).filter(event => event !== undefined))
+        return failed
+      })
+      if (rows.length > 0) outbox.committed()
       return rows.length
     }
   }

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectedWorkspace, startGateway, type ConnectedWorkspace, type TestGateway } from '../helpers/gateway.js'
 import { waitFor } from '../helpers/wait.js'
 import { handOver, settled } from '../queue/helpers.js'
+import { subscribe } from '../events/helpers.js'
+import { startReceiver, type Receiver } from '../events/receiver.js'
 import { Browser, userIn } from './helpers.js'
 
 /** The overview shows each number's queue; an operator cancels the workspace's queued messages. */
@@ -9,19 +11,22 @@ describe('dashboard: queued messages', () => {
   let gateway: TestGateway
   let workspace: ConnectedWorkspace
   let browser: Browser
+  let receiver: Receiver
   // one message per recipient a minute: later ones to the same recipient stay queued
   const PAIR = { burst: 1, intervalMs: 60_000 }
 
   beforeAll(async () => {
     gateway = await startGateway({
-      env: { PAIR_RATE_BURST: String(PAIR.burst), PAIR_RATE_INTERVAL_MS: String(PAIR.intervalMs) },
+      env: { WEBHOOKS_ALLOW_PRIVATE: 'true', PAIR_RATE_BURST: String(PAIR.burst), PAIR_RATE_INTERVAL_MS: String(PAIR.intervalMs) },
       emulator: { pairRateBurst: PAIR.burst, pairRateIntervalMs: PAIR.intervalMs }
     })
     workspace = await connectedWorkspace(gateway)
     gateway.emulator.setStatusOptions('global', { statuses: [] })
     browser = await Browser.signIn(gateway.app, await userIn(gateway.app, workspace.workspaceId))
+    receiver = await startReceiver()
+    await subscribe(gateway.app, workspace.workspaceId, receiver.url, ['message.failed'])
   })
-  afterAll(async () => { await gateway?.close() })
+  afterAll(async () => { await gateway?.close(); await receiver?.close() })
 
   it('shows depth, oldest and rate per number; cancel ends the queued ones failed `cancelled`, unsent', async () => {
     const empty = await browser.get('/dashboard')
@@ -47,5 +52,10 @@ describe('dashboard: queued messages', () => {
     expect((await browser.get('/dashboard')).body).not.toContain('Queued messages')
     await waitFor(async () => (await gateway.app.queuedSends.depths(workspace.workspaceId)).length === 0, { what: 'an empty queue' })
     expect(gateway.emulator.sentMessages.filter(sent => sent.to === to)).toHaveLength(1)
+    // each cancelled message tells the customer, as any failed one does
+    const failedEvents = () => receiver.events().filter(event => event.type === 'message.failed')
+    await waitFor(async () => failedEvents().length >= 3, { what: 'three message.failed events' })
+    expect(failedEvents().map(event => event.data.id).sort()).toEqual(ids.slice(1).sort())
+    expect(failedEvents().map(event => (event.data.error as { code?: string } | undefined)?.code)).toEqual(['cancelled', 'cancelled', 'cancelled'])
   })
 })

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import { retrySchedule } from '../src/config.js'
-import { deliveryAgent, deliveryTask, DELIVERY_TIMEOUT_MS } from '../src/events/deliver.js'
+import { deliveryAgent, deliveryTask, DELIVERY_TIMEOUT_MS, eventRequest } from '../src/events/deliver.js'
 import { DELIVERY_QUEUE, ENDPOINT_IN_FLIGHT, OUTBOX_BATCH, OUTBOX_CONCURRENCY } from '../src/events/outbox.js'
 import { scheduleBackoff } from '../src/work/backoff.js'
 
@@ -28,8 +28,8 @@ export default fp(async function events (app) {
     backoffMs,
     pollMs: 200
   }, deliveryTask({
-    webhooks: app.webhooks,
-    cipher: app.cipher,
+    deliveries: app.webhooks,
+    request: eventRequest(app.cipher),
     agent,
     allowPrivate: app.config.WEBHOOKS_ALLOW_PRIVATE,
     maxAttempts,

@@ -1,9 +1,7 @@
 import fp from 'fastify-plugin'
-import { retrySchedule } from '../src/config.js'
-import { deliveryAgent, deliveryTask, DELIVERY_TIMEOUT_MS } from '../src/events/deliver.js'
+import { deliveryAgent, deliveryTask, DELIVERY_TIMEOUT_MS, retryPolicy } from '../src/events/deliver.js'
 import { relayRequest } from '../src/relay/deliver.js'
 import { RELAY_QUEUE } from '../src/store/relays.js'
-import { scheduleBackoff } from '../src/work/backoff.js'
 
 // A queue, a pool and slots of their own: relays never wait behind customer events, nor they behind relays.
 const BATCH = 64
@@ -17,10 +15,8 @@ const PER_TARGET = 96
  * target, retried on WEBHOOK_RETRY_SCHEDULE_MS as customer events are.
  */
 export default fp(async function relays (app) {
-  const schedule = retrySchedule(app.config)
   const agent = deliveryAgent(app.config.WEBHOOKS_ALLOW_PRIVATE)
-  const backoffMs = scheduleBackoff(schedule)
-  const maxAttempts = 1 + schedule.length
+  const { maxAttempts, backoffMs } = retryPolicy(app.config)
   app.work.defineLeased(RELAY_QUEUE, {
     batch: BATCH,
     concurrency: CONCURRENCY,

@@ -1,7 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { isIP, type LookupFunction } from 'node:net'
 import { Agent, request } from 'undici'
+import { retrySchedule, type Config } from '../config.js'
 import type { TokenCipher } from '../crypto/token-cipher.js'
+import { scheduleBackoff } from '../work/backoff.js'
 import { findCause } from '../faults/causes.js'
 import type { Job } from '../store/jobs.js'
 import type { DeliveryStatus } from '../../db/schema.js'
@@ -34,6 +36,12 @@ export function deliveryAgent (allowPrivate: boolean): Agent {
     bodyTimeout: DELIVERY_TIMEOUT_MS,
     connections: 64
   })
+}
+
+/** WEBHOOK_RETRY_SCHEDULE_MS as the runner takes it (customer events and relays alike): 1 + the schedule's length attempts. */
+export function retryPolicy (config: Config): { maxAttempts: number, backoffMs(attempt: number): number } {
+  const schedule = retrySchedule(config)
+  return { maxAttempts: 1 + schedule.length, backoffMs: scheduleBackoff(schedule) }
 }
 
 /** A delivery as one attempt sees it: where to, and whether its target is still there. */

@@ -1,9 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { connectWorkspace } from '../../src/connections/connect.js'
 import { addRelay } from '../../src/relay/targets.js'
 import type { TestGateway } from '../helpers/gateway.js'
-import { postWebhook } from '../helpers/webhook.js'
+import { postWebhook, signature } from '../helpers/webhook.js'
 import type { Received } from '../events/receiver.js'
 
 let next = 0
@@ -69,7 +69,8 @@ export async function fromMeta (gateway: TestGateway, raw: string): Promise<numb
 export function chatwootAccepts (received: Received, appSecret: string): boolean {
   const header = received.headers['x-hub-signature-256']
   if (typeof header !== 'string') return false
-  const expected = Buffer.from('sha256=' + createHmac('sha256', appSecret).update(received.raw).digest('hex'))
+  // signature(): "sha256=" + OpenSSL::HMAC.hexdigest('SHA256', secret, raw_post), as Chatwoot computes it
+  const expected = Buffer.from(signature(received.raw, appSecret))
   return expected.length === header.length && timingSafeEqual(expected, Buffer.from(header))
 }
 
@@ -77,8 +78,8 @@ export function chatwootAccepts (received: Received, appSecret: string): boolean
 export function n8nAccepts (received: Received, appSecret: string): boolean {
   const header = received.headers['x-hub-signature-256']
   if (typeof header !== 'string') return false
-  const computed = createHmac('sha256', appSecret).update(received.raw).digest('hex')
-  return header === `sha256=${computed}` && received.headers['content-type'] === 'application/json' && JSON.parse(received.raw.toString('utf8')).object === 'whatsapp_business_account'
+  // signature(): "sha256=" + createHmac('sha256', clientSecret).update(req.rawBody).digest('hex'), as n8n computes it
+  return header === signature(received.raw, appSecret) && received.headers['content-type'] === 'application/json' && JSON.parse(received.raw.toString('utf8')).object === 'whatsapp_business_account'
 }
 
 export const relayId = (received: Received): string => String(received.headers['x-outbound-relay-delivery'])

@@ -78,7 +78,7 @@ export function chatwootAccepts (received: Received, appSecret: string): boolean
 export function n8nAccepts (received: Received, appSecret: string): boolean {
   const header = received.headers['x-hub-signature-256']
   if (typeof header !== 'string') return false
-  // signature(): "sha256=" + createHmac('sha256', clientSecret).update(req.rawBody).digest('hex'), as n8n computes it
+  // signature(): "sha256=" + the hex HMAC-SHA256 of req.rawBody keyed with the clientSecret, as n8n computes it
   return header === signature(received.raw, appSecret) && received.headers['content-type'] === 'application/json' && JSON.parse(received.raw.toString('utf8')).object === 'whatsapp_business_account'
 }
 

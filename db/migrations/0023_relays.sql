@@ -48,3 +48,5 @@ CREATE INDEX "relay_deliveries_inbox_delivery" ON "relay_deliveries" USING btree
 UPDATE "api_keys" SET "scopes" = "scopes" || '["relays:write"]'::jsonb
 WHERE "scopes" @> '["messages:send","messages:read","media:write","campaigns:write","campaigns:read","suppressions:write","usage:read"]'::jsonb
   AND NOT "scopes" @> '["relays:write"]'::jsonb;
+--> statement-breakpoint
+ALTER TABLE "api_keys" ALTER COLUMN "scopes" SET DEFAULT '["messages:send","messages:read","media:write","campaigns:write","campaigns:read","suppressions:write","usage:read","relays:write"]'::jsonb;

@@ -60,7 +60,7 @@ export const phoneNumbers = pgTable('phone_numbers', {
 ])
 
 /** What an API key may do (CONTRACT.md 16); a key may hold any of them, every one by default. */
-export const SCOPES = ['messages:send', 'messages:read', 'media:write', 'campaigns:write', 'campaigns:read', 'suppressions:write', 'usage:read'] as const
+export const SCOPES = ['messages:send', 'messages:read', 'media:write', 'campaigns:write', 'campaigns:read', 'suppressions:write', 'usage:read', 'relays:write'] as const
 export type Scope = typeof SCOPES[number]
 
 export const apiKeys = pgTable('api_keys', {
@@ -367,6 +367,64 @@ export const webhookDeliveryAttempts = pgTable('webhook_delivery_attempts', {
   error: text('error'),
   outcome: text('outcome').$type<DeliveryStatus>().notNull()
 }, table => [index('webhook_delivery_attempts_delivery').on(table.deliveryId, table.id)])
+
+/**
+ * Meta's change fields of a WhatsApp Business Account's webhook (CONTRACT.md 18): what a relay
+ * target may ask for. A target that names none takes every field, those Meta adds later included.
+ */
+export const RELAY_FIELDS = [
+  'messages', 'message_echoes', 'message_template_status_update', 'message_template_quality_update',
+  'message_template_components_update', 'template_category_update', 'template_correct_category_detection',
+  'phone_number_quality_update', 'phone_number_name_update', 'account_update', 'account_review_update',
+  'account_alerts', 'business_capability_update', 'business_status_update', 'user_preferences', 'security',
+  'calls', 'flows', 'history', 'smb_app_state_sync', 'smb_message_echoes', 'partner_solutions',
+  'payment_configuration_update', 'automatic_events', 'tracking_events'
+] as const
+
+export const RELAY_SIGNINGS = ['app', 'own'] as const
+export type RelaySigning = typeof RELAY_SIGNINGS[number]
+
+/** Where a workspace's share of Meta's webhook is relayed (CONTRACT.md 18). `own` signs with its secret, encrypted: it must sign. */
+export const relayTargets = pgTable('relay_targets', {
+  id: id(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  url: text('url').notNull(),
+  /** Meta's change fields it takes; null: every field, those Meta adds later included */
+  fields: jsonb('fields').$type<string[]>(),
+  /** the numbers whose `messages` changes it takes; null: all the workspace's */
+  phoneNumberIds: jsonb('phone_number_ids').$type<string[]>(),
+  signing: text('signing').$type<RelaySigning>().notNull().default('app'),
+  /** `rls_…`, encrypted with the token cipher; null for `app` */
+  secret: text('secret'),
+  createdAt: createdAt(),
+  removedAt: timestamp('removed_at', { withTimezone: true })
+}, table => [index('relay_targets_workspace').on(table.workspaceId).where(sql`removed_at is null`)])
+
+/**
+ * One inbox delivery for one relay target. `body` is the exact bytes sent, Meta's or the target's
+ * split of them, so a retry or replay sends them again; it holds message content (CONTRACT.md 17).
+ */
+export const relayDeliveries = pgTable('relay_deliveries', {
+  /** `X-Outbound-Relay-Delivery`: the same on every retry and replay */
+  id: id(),
+  relayId: text('relay_id').notNull().references(() => relayTargets.id),
+  workspaceId: text('workspace_id').notNull(),
+  /** the webhook inbox's delivery (its job id, as webhook_kept_aside.job_id) it came from */
+  inboxDeliveryId: bigint('inbox_delivery_id', { mode: 'number' }).notNull(),
+  body: bytea('body').notNull(),
+  status: text('status').$type<DeliveryStatus>().notNull().default('pending'),
+  attempts: integer('attempts').notNull().default(0),
+  lastResponseStatus: integer('last_response_status'),
+  lastError: text('last_error'),
+  nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+  createdAt: createdAt(),
+  deliveredAt: timestamp('delivered_at', { withTimezone: true })
+}, table => [
+  uniqueIndex('relay_deliveries_relay_inbox_delivery').on(table.relayId, table.inboxDeliveryId),
+  index('relay_deliveries_workspace_created').on(table.workspaceId, table.createdAt),
+  index('relay_deliveries_relay_created').on(table.relayId, table.createdAt),
+  index('relay_deliveries_inbox_delivery').on(table.inboxDeliveryId)
+])
 
 /**
  * Media of a workspace (CONTRACT.md 13), by the upstream's media id: files uploaded through

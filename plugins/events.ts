@@ -1,8 +1,6 @@
 import fp from 'fastify-plugin'
-import { retrySchedule } from '../src/config.js'
-import { deliveryAgent, deliveryTask, DELIVERY_TIMEOUT_MS } from '../src/events/deliver.js'
+import { deliveryAgent, deliveryTask, DELIVERY_TIMEOUT_MS, eventRequest, retryPolicy } from '../src/events/deliver.js'
 import { DELIVERY_QUEUE, ENDPOINT_IN_FLIGHT, OUTBOX_BATCH, OUTBOX_CONCURRENCY } from '../src/events/outbox.js'
-import { scheduleBackoff } from '../src/work/backoff.js'
 
 /**
  * Events to the customer (CONTRACT.md 10): deliveries are jobs of the durable-work runner, leased
@@ -10,10 +8,8 @@ import { scheduleBackoff } from '../src/work/backoff.js'
  * emitted by the stores, in the transaction of the change they report (src/events/outbox.ts).
  */
 export default fp(async function events (app) {
-  const schedule = retrySchedule(app.config)
   const agent = deliveryAgent(app.config.WEBHOOKS_ALLOW_PRIVATE)
-  const backoffMs = scheduleBackoff(schedule)
-  const maxAttempts = 1 + schedule.length
+  const { maxAttempts, backoffMs } = retryPolicy(app.config)
   app.work.defineLeased(DELIVERY_QUEUE, {
     // claims of 128 make fewer, fuller statements (the attempts of a claim settle together), and
     // 512 in flight keep a claim's database steps overlapping with the previous claims' requests
@@ -28,8 +24,8 @@ export default fp(async function events (app) {
     backoffMs,
     pollMs: 200
   }, deliveryTask({
-    webhooks: app.webhooks,
-    cipher: app.cipher,
+    deliveries: app.webhooks,
+    request: eventRequest(app.cipher),
     agent,
     allowPrivate: app.config.WEBHOOKS_ALLOW_PRIVATE,
     maxAttempts,

@@ -20,6 +20,8 @@ export default fp(async function inbox (app, options: { onApplied?: OnApplied })
     work: app.work,
     log: app.log,
     onApplied: options.onApplied,
+    // the customer events and relay deliveries the batch created go out without waiting for a poll
+    committed: () => { app.outbox.committed() },
     shared: app.database.kind === 'postgres',
     refreshNumbers (wabaId) {
       refreshNumbers(app.connectDeps, wabaId, async reads => await app.qualityGuard.numbersRead(reads)).catch(error => app.log.warn({ wabaId, err: error }, 'number refresh failed'))

@@ -20,6 +20,7 @@ import pacerPlugin from '../plugins/pacer.js'
 import planPlugin from '../plugins/plan.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
 import redisPlugin from '../plugins/redis.js'
+import relaysPlugin from '../plugins/relays.js'
 import requestShapePlugin, { refuseUnstorableFields } from '../plugins/request-shape.js'
 import scopesPlugin from '../plugins/scopes.js'
 import senderPlugin from '../plugins/sender.js'
@@ -40,12 +41,14 @@ import metricsRoutes from '../routes/metrics.js'
 import messageRoutes from '../routes/messages.js'
 import suppressionRoutes from '../routes/suppressions.js'
 import campaignRoutes from '../routes/campaigns.js'
+import relayRoutes from '../routes/relays.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
 import type { Runtime } from './runtime.js'
 import { handleError } from './error-handler.js'
 import { applyAudienceIntake, optOutKeywords } from './audience/effects.js'
 import { emitIntakeEvents } from './events/intake-events.js'
+import { relayReceived } from './relay/intake.js'
 import { recordInboundMedia } from './media/inbound.js'
 import { methodNotAllowed, notFound } from './errors.js'
 import { lazySchemaController } from './http/lazy-schemas.js'
@@ -99,18 +102,20 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(redisPlugin)
   await app.register(workPlugin)
   await app.register(eventsPlugin)
+  await app.register(relaysPlugin)
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)
   await app.register(qualityGuardPlugin)
   const keywords = optOutKeywords(config.OPT_OUT_KEYWORDS)
-  // the intake's changes, the customer events they cause, the mirroring of inbound media and the
-  // quality guard's pauses commit together
+  // the intake's changes, the customer events they cause, the relay deliveries, the mirroring of
+  // inbound media and the quality guard's pauses commit together
   await app.register(inboxPlugin, {
-    async onApplied (tx, applied) {
+    async onApplied (tx, applied, received) {
       const limits = await app.qualityGuard.limitsBefore(tx, applied)
       await recordInboundMedia(tx, applied.inbound, { mirror: config.MEDIA_MIRROR === 'on' })
-      await emitIntakeEvents(tx, applied)
+      await emitIntakeEvents(tx, applied, received)
+      await relayReceived(tx, received)
       await applyAudienceIntake(tx, applied, { optOutKeywords: keywords })
       await app.qualityGuard.intake(tx, applied, limits)
     }
@@ -144,6 +149,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     await api.register(suppressionRoutes)
     await api.register(audienceReportRoutes)
     await api.register(campaignRoutes)
+    await api.register(relayRoutes)
   })
   await app.register(async function dashboard (dashboard) {
     await dashboard.register(formbody)

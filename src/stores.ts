@@ -17,6 +17,7 @@ import { messageStore } from './store/messages.js'
 import { queueDrainerStore } from './store/queue-drainers.js'
 import { queuedSendStore } from './store/queued-sends.js'
 import { readCache } from './store/read-cache.js'
+import { relayStore } from './store/relays.js'
 import { serviceWindowStore } from './store/service-window.js'
 import { sessionStore } from './store/sessions.js'
 import { statusEventStore } from './store/status-events.js'
@@ -56,6 +57,7 @@ export function createStores (db: Database) {
     messageSearch: messageSearch(db),
     messageReads: messageReads(db),
     webhooks: webhookStore(db),
+    relays: relayStore(db),
     queuedSends: queuedSendStore(db, outbox),
     queueDrainers: queueDrainerStore(db),
     serviceWindow: serviceWindowStore(db),

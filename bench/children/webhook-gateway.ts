@@ -5,6 +5,7 @@ import { buildApp } from '../../src/app.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { jobSql } from '../../src/store/jobs.js'
 import { INBOX_QUEUE } from '../../src/webhooks/inbox.js'
+import { addRelay } from '../../src/relay/targets.js'
 import { testConfig } from '../../tests/helpers/config.js'
 import { serve } from '../child.js'
 
@@ -24,6 +25,8 @@ for (let start = 0; start < total; start += 1000) {
     id: `msg_bench${start + offset}`, workspaceId: workspace.id, phoneNumberId: number.id, recipient: '15550001111', type: 'text', payload: {}, status: 'sent' as const, wamid: `wamid.bench-${start + offset}`, attempts: 1
   })))
 }
+// BENCH_RELAY_URLS: the workspace's share of each delivery relayed to these targets (bench/relay.ts)
+for (const relayUrl of process.env.BENCH_RELAY_URLS?.split(',') ?? []) await addRelay(app, { workspaceId: workspace.id, url: relayUrl })
 await app.database.db.execute(sql`analyze`)
 
 // BENCH_WEBHOOK_ABLATION=store-only: deliveries are stored and answered, never applied (the workers

@@ -12,6 +12,7 @@ import keys from './keys.js'
 import messages from './messages.js'
 import overview from './overview.js'
 import queue from './queue.js'
+import relays from './relays.js'
 import signIn from './sign-in.js'
 import templates from './templates.js'
 import webhooks from './webhooks.js'
@@ -30,6 +31,7 @@ const dashboard: FastifyPluginAsync = async function (app) {
   await app.register(templates)
   await app.register(keys)
   await app.register(webhooks)
+  await app.register(relays)
   await app.register(queue)
   await app.register(audit)
   await app.register(audience)

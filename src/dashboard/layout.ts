@@ -2,7 +2,7 @@ import { assetUrl } from './assets.js'
 import { html, identifier, type SafeHtml } from './html.js'
 import { csrfField, notice, planBadge, type Notice } from './parts.js'
 
-export type NavKey = 'overview' | 'compose' | 'messages' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks' | 'audit' | 'suppressions' | 'usage' | 'campaigns'
+export type NavKey = 'overview' | 'compose' | 'messages' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks' | 'relays' | 'audit' | 'suppressions' | 'usage' | 'campaigns'
 
 /** What every signed-in page shows around its content. */
 export interface Frame {
@@ -39,6 +39,7 @@ export function layout (frame: Frame, content: SafeHtml): SafeHtml {
       <li class="group" aria-hidden="true">Developer Studio</li>
       ${link(['keys', 'API keys', '/dashboard/keys'])}
       ${link(['webhooks', 'Webhooks', '/dashboard/webhooks'])}
+      ${link(['relays', 'Relays', '/dashboard/relays'])}
       <li><a href="/docs">API reference</a></li>
       <li class="group" aria-hidden="true">Settings</li>
       ${link(['audit', 'Audit log', '/dashboard/audit'])}

@@ -13,6 +13,8 @@ const DONE: Record<string, Notice> = {
   'endpoint-removed': { kind: 'success', text: 'Webhook endpoint removed. Nothing more is sent to it.' },
   'test-sent': { kind: 'success', text: 'Test event queued: its delivery appears below within a moment.' },
   replayed: { kind: 'success', text: 'Delivery queued again, with the same webhook-id and body.' },
+  'relay-removed': { kind: 'success', text: 'Relay removed. Nothing more is sent to it.' },
+  'relay-replayed': { kind: 'success', text: 'Relay delivery queued again, with the same bytes and delivery id.' },
   'queue-cancelled': { kind: 'success', text: 'Queued messages cancelled: they end failed (cancelled) and are not sent.' }
 }
 

@@ -11,6 +11,7 @@ interface BannerInput {
   magic: Readonly<Record<string, MagicRecipient>>
   dataDir: string
   receiverUrl: string
+  relay: { id: string, url: string }
 }
 
 /** The sandbox's sends carry it, so the printed status lookup finds them. */
@@ -42,6 +43,10 @@ ${lookup}
 Events      every event of the demo workspace is POSTed to ${input.receiverUrl}, a local receiver that
             verifies its signature with the standardwebhooks package and prints "[events] verified <type> <webhook-id>" here.
             Add your own endpoint in the dashboard (Developer Studio → Webhooks); local URLs are allowed in the sandbox.
+
+Relay       what Meta sends for the demo workspace is relayed as Meta sent it (relay ${input.relay.id}) to ${input.relay.url},
+            which checks X-Hub-Signature-256 with the app secret as Chatwoot and n8n do and prints "[relay] verified …" here.
+            Point Chatwoot or n8n at a relay: docs/relay.md (Developer Studio → Relays).
 
 Media       a customer sends a photo as the sandbox starts, and the demo replies with an image uploaded then sent by
             media id (its "[media]" line follows; Dashboard → Inbound shows the photo). Upload your own (from a checkout):

@@ -5,6 +5,7 @@ import { connectWorkspace } from '../connections/connect.js'
 import { generatePassword, hashPassword, verifyPassword } from '../crypto/password.js'
 import { createUser } from '../dashboard/accounts.js'
 import { addEndpoint } from '../events/endpoints.js'
+import { addRelay } from '../relay/targets.js'
 import type { Runtime } from '../runtime.js'
 import { defaultAccount, MAGIC_RECIPIENTS, startEmulator } from './emulator/index.js'
 import { readSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.js'
@@ -31,10 +32,10 @@ export async function runSandbox (env: Record<string, string | undefined>, runti
   const { workspaceId } = workspaceState
   const account = defaultAccount()
   // side by side: the user's password hash (scrypt, on libuv's threads), the emulator's handshake, the receiver
-  const [user, connection, { receiver, endpoint }] = await Promise.all([
+  const [user, connection, { receiver, endpoint, relay }] = await Promise.all([
     demoUser(app, workspaceId, saved),
     connectWorkspace(app.connectDeps, { workspaceId, wabaId: account.wabaId, accessToken: account.accessToken }),
-    startDemoReceiver(saved?.receiverPort).then(async receiver => ({ receiver, endpoint: await demoEndpoint(app, workspaceId, saved, receiver) }))
+    startDemoReceiver(saved?.receiverPort, config.APP_SECRET).then(async receiver => ({ receiver, endpoint: await demoEndpoint(app, workspaceId, saved, receiver), relay: await demoRelay(app, workspaceId, receiver.relayUrl) }))
   ])
   if (!connection.webhook_registered) throw new Error(`webhook registration failed: ${connection.webhook_error}`)
   const state = { ...workspaceState, ...user }
@@ -55,7 +56,8 @@ export async function runSandbox (env: Record<string, string | undefined>, runti
     connection,
     magic: MAGIC_RECIPIENTS,
     dataDir: config.DATA_DIR,
-    receiverUrl: receiver.url
+    receiverUrl: receiver.url,
+    relay: { id: relay, url: receiver.relayUrl }
   })
   // after the banner, so that it does not hold the start: its line follows
   demoMedia(app, emulator, connection.phone_numbers[0].phone_number_id, state.apiKeySecret!)
@@ -94,6 +96,19 @@ async function demoEndpoint (app: FastifyInstance, workspaceId: string, saved: S
   }
   receiver.setSecret(kept.webhookSecret)
   return kept
+}
+
+/**
+ * Meta's webhook for the demo workspace is relayed to the demo receiver's /relay (CONTRACT.md 18): one
+ * relay kept while its URL holds; demo relays of earlier starts are removed.
+ */
+async function demoRelay (app: FastifyInstance, workspaceId: string, url: string): Promise<string> {
+  const relays = await app.relays.targets(workspaceId)
+  const kept = relays.find(relay => relay.url === url) ?? (await addRelay(app, { workspaceId, url })).relay
+  for (const relay of relays) {
+    if (relay.id !== kept.id && /^http:\/\/127\.0\.0\.1:\d+\/relay$/.test(relay.url)) await app.relays.removeTarget(relay.id, workspaceId)
+  }
+  return kept.id
 }
 
 const DEMO_EMAIL = 'demo@outbound.test'

@@ -20,7 +20,7 @@ export interface AttemptTarget {
   body: string
   url: string
   secret: string
-  endpointRemoved: boolean
+  targetRemoved: boolean
 }
 
 export interface AttemptOutcome {
@@ -42,7 +42,7 @@ export function webhookStore (db: Database) {
       select d.id, d.status, d.webhook_id, d.body, e.url, e.secret, e.removed_at is not null as removed
       from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
       where d.id = ${anyOf(ids)}`))
-    const byId = new Map(rows.map(row => [row.id, { id: row.id, status: row.status, webhookId: row.webhook_id, body: row.body, url: row.url, secret: row.secret, endpointRemoved: row.removed }]))
+    const byId = new Map(rows.map(row => [row.id, { id: row.id, status: row.status, webhookId: row.webhook_id, body: row.body, url: row.url, secret: row.secret, targetRemoved: row.removed }]))
     return ids.map(id => byId.get(id))
   }, { maxBatch: MAX_BATCH })
 

@@ -20,9 +20,13 @@ export interface DeliveryParts {
   audience: AudienceEvent[]
   /** WABAs whose numbers may have changed quality, throughput or tier */
   refreshWabas: Set<string>
+  /** every delivery that parsed as Meta's, with its bytes as signed: what relays pass on (CONTRACT.md 18) */
+  received: ReceivedDelivery[]
 }
 
-export const emptyParts = (): DeliveryParts => ({ statuses: [], inbound: [], templates: [], keptAside: [], audience: [], refreshWabas: new Set() })
+export interface ReceivedDelivery { jobId: number, raw: Buffer, body: WebhookBody }
+
+export const emptyParts = (): DeliveryParts => ({ statuses: [], inbound: [], templates: [], keptAside: [], audience: [], refreshWabas: new Set(), received: [] })
 
 const USER_ID_RE = new RegExp(USER_ID)
 
@@ -53,6 +57,7 @@ export function readDelivery (parts: DeliveryParts, jobId: number, raw: Buffer, 
     aside({ kind: 'rejected', reason: 'unknown_object', event: body })
     return
   }
+  parts.received.push({ jobId, raw, body })
   for (const entry of arrayOf<WebhookEntry>(body.entry)) {
     const wabaId = idString(entry.id)
     for (const change of arrayOf<{ field?: unknown, value?: unknown }>(entry.changes)) {

@@ -6,7 +6,7 @@ import { jobSql } from '../store/jobs.js'
 import type { KeptAside } from '../store/kept-aside.js'
 import type { Transaction, WorkRunner } from '../work/runner.js'
 import { applyParts, type AppliedChanges } from './apply.js'
-import { emptyParts, readDelivery } from './delivery.js'
+import { emptyParts, readDelivery, type ReceivedDelivery } from './delivery.js'
 
 export const INBOX_QUEUE = 'webhook-inbox'
 
@@ -14,7 +14,7 @@ export const INBOX_QUEUE = 'webhook-inbox'
  * Called inside the batch's transaction with what it changed, so that what follows from a change
  * (a customer event in an outbox) commits with it or not at all. A throw rolls the batch back.
  */
-export type OnApplied = (tx: Transaction, applied: AppliedChanges) => Promise<void>
+export type OnApplied = (tx: Transaction, applied: AppliedChanges, received: ReceivedDelivery[]) => Promise<void>
 
 export interface InboxDeps {
   db: Database
@@ -23,6 +23,8 @@ export interface InboxDeps {
   /** the WABA's numbers may have changed quality, throughput or tier: re-read them (in the background) */
   refreshNumbers(wabaId: string): void
   onApplied?: OnApplied
+  /** after a batch's transaction committed (what onApplied created can be worked on now) */
+  committed?(): void
   /** several processes may apply the inbox at once (PostgreSQL) */
   shared: boolean
 }
@@ -62,12 +64,12 @@ export function createInbox (deps: InboxDeps): Inbox {
     return ids
   }, { maxBatch: BATCH, concurrency: deps.shared ? SHARED_WRITES : 1 })
 
-  work.defineBatch(INBOX_QUEUE, { batch: BATCH, pollMs: POLL_MS, maxAttempts: MAX_ATTEMPTS }, async function applyDeliveries (jobs, tx) {
+  work.defineBatch(INBOX_QUEUE, { batch: BATCH, pollMs: POLL_MS, maxAttempts: MAX_ATTEMPTS, committed: deps.committed }, async function applyDeliveries (jobs, tx) {
     const parts = emptyParts()
     for (const job of jobs) readDelivery(parts, job.id, job.payload, job.createdAt)
     try {
       const { applied, summary } = await applyParts(tx, parts, { log, lockRecords: deps.shared })
-      await deps.onApplied?.(tx, applied)
+      await deps.onApplied?.(tx, applied, parts.received)
       for (const part of parts.keptAside) logKeptAside(log, part)
       log.debug({ jobIds: jobs.map(job => job.id), ...summary }, 'webhook deliveries applied')
     } catch (error) {

@@ -22,6 +22,11 @@ interface TaskOptions {
   pollMs?: number
 }
 
+interface BatchOptions extends TaskOptions {
+  /** called after a batch's transaction has committed: what the task wrote is visible now */
+  committed?(): void
+}
+
 /** Runs inside a transaction with its jobs locked; they are done when it commits. For work that only touches the database. */
 export type BatchTask = (jobs: Job[], tx: Transaction) => Promise<void>
 
@@ -44,7 +49,7 @@ export interface LeasedOptions extends TaskOptions {
 
 export interface WorkRunner {
   /** Transactional work: the handler's writes and the jobs' completion commit together, so a crash applies a job once or not at all. */
-  defineBatch(queue: string, options: TaskOptions, task: BatchTask): void
+  defineBatch(queue: string, options: BatchOptions, task: BatchTask): void
   /** Work with side effects outside the database, under a lease: after a crash it is offered again, and the task decides what is safe to repeat. */
   defineLeased(queue: string, options: LeasedOptions, task: LeasedTask): void
   /** Stores jobs, in the caller's transaction when given one; call wake() after it commits. */
@@ -150,6 +155,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
             await task([locked], tx)
             await jobSql.complete(tx, [locked.id])
           })
+          options.committed?.()
         } catch (error) {
           await retryOrBury({ ...job, attempts: job.attempts + 1 }, error, options)
         }
@@ -164,6 +170,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
             await task(claimed, tx)
             await jobSql.complete(tx, claimed.map(job => job.id))
           })
+          if (claimed.length > 0) options.committed?.()
         } catch (error) {
           // nothing was committed: a blip costs the jobs nothing, and splitting the batch would not help
           if (claimed.length === 0 || isRetryLater(error)) throw error

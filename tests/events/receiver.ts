@@ -1,7 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { Socket } from 'node:net'
 
-export interface Received { headers: IncomingHttpHeaders, body: string, at: number }
+/** `raw`: the body's bytes as they came (a relay's are Meta's, byte for byte). */
+export interface Received { headers: IncomingHttpHeaders, body: string, raw: Buffer, at: number }
 
 /** What the receiver does with the next request: answer a status, never answer, or drop the connection. */
 export type Behaviour = number | 'hang' | 'reset'
@@ -20,8 +21,9 @@ export async function startReceiver (options: { plan?: Behaviour[], otherwise?: 
     const chunks: Buffer[] = []
     request.on('data', chunk => chunks.push(chunk))
     request.on('end', () => {
-      const entry = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() }
-      const id = String(entry.headers['webhook-id'])
+      const raw = Buffer.concat(chunks)
+      const entry = { headers: request.headers, body: raw.toString('utf8'), raw, at: Date.now() }
+      const id = String(entry.headers['webhook-id'] ?? entry.headers['x-outbound-relay-delivery'])
       const seenBefore = seen.get(id) ?? 0
       seen.set(id, seenBefore + 1)
       received.push(entry)

@@ -39,6 +39,11 @@ describe('npm run sandbox', () => {
       }, { what: 'read in the printed status lookup' })
       expect(read).toBe(true)
       await waitFor(async () => /\[media\] .*replied with an image uploaded as media \d+ and sent by id/.test(first.output()), { what: 'the media demo' })
+      // Meta's status webhooks relayed to the built-in receiver, which checked their signature as Chatwoot does
+      const relay = printed(first.banner, /\(relay (rly_\S+)\)/)
+      expect(relay).toBeDefined()
+      await waitFor(async () => /\[relay\] verified rld_\S+: \d+ bytes as Meta sent them, WABA \d+, fields messages/.test(first.output()), { what: 'a relayed delivery printed' })
+      expect(first.output()).not.toContain('[relay] refused')
     } finally {
       await stop(first)
     }
@@ -53,6 +58,7 @@ describe('npm run sandbox', () => {
       expect(printed(second.banner, /Workspace\s+(ws_\S+)/)).toBe(workspace)
       expect(printed(second.banner, /export OUTBOUND_KEY=(obk_live_\S+)/)).toBe(secret)
       expect(second.banner).toContain('webhook registered: true')
+      expect(printed(second.banner, /\(relay (rly_\S+)\)/)).toBeDefined()
     } finally {
       await stop(second)
     }

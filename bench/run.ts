@@ -6,6 +6,7 @@ import { benchLookup } from './lookup.js'
 import { benchMedia } from './media.js'
 import { benchMemory } from './memory.js'
 import { benchPacing } from './pacing.js'
+import { benchPooler } from './pooler.js'
 import { benchQueue } from './queue.js'
 import { benchSend } from './send.js'
 import { benchTwoProcess } from './two-process.js'
@@ -24,6 +25,7 @@ const benches: [string, () => Promise<string>][] = [
   ['Webhook ingestion', benchWebhooks],
   ['Reading messages back, and the Idempotency-Key on the send path (PostgreSQL)', benchLookup],
   ['Outgoing events beside the intake', benchEvents],
+  ['Sends through PgBouncer in transaction mode beside direct (PostgreSQL)', benchPooler],
   ['Media: a 100 MB upload beside a bare proxy, and the inbound mirror', benchMedia]
 ]
 

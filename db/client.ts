@@ -12,6 +12,7 @@ import postgres from 'postgres'
 import { openEmbedded } from './embedded.js'
 import { withPreparedStatements } from './prepared.js'
 import { within, withGate } from './gate.js'
+import { behindTransactionPooler, poolBudget, withTransactionSettings, type PoolMode, type PoolOptions } from './pool.js'
 import { renewableClient } from './renewable.js'
 import * as schema from './schema.js'
 
@@ -21,11 +22,15 @@ export type DatabaseKind = 'postgres' | 'pglite' | 'memory'
 export interface DatabaseHandle {
   db: Database
   kind: DatabaseKind
+  /** on PostgreSQL, how it is reached (DATABASE_POOL_MODE, or transaction once a pooler was found in session mode) */
+  readonly poolMode?: PoolMode
+  /** On PostgreSQL, first tells whether a transaction pooler stands between (CONTRACT.md 22); then applies the migrations it lacks. */
   migrate(): Promise<void>
   ping(): Promise<void>
   /**
    * Calls onNotify on each NOTIFY on the channel, from any process, and after each reconnect of the
    * listening connection, since what was sent meanwhile is lost. Resolves to the function that stops it.
+   * Without a session to listen on (transaction mode), it never calls: the caller's wait ends by polling.
    */
   onNotify(channel: string, onNotify: () => void): Promise<() => Promise<void>>
   close(): Promise<void>
@@ -39,25 +44,31 @@ const MIGRATION_LOCK = 7_240_317
 // slot; a connection attempt takes at most CONNECT_TIMEOUT_S; a failed one is retried after at most
 // RECONNECT_MAX_S (postgres.js's own backoff grows to 20 s: measured, a request hung 32.7 s after
 // the database returned); while it is gone, a probe goes through every PROBE_MS.
-const CONNECTIONS = 10
 const WAIT_MS = 2000
 const CONNECT_TIMEOUT_S = 3
 const RECONNECT_MAX_S = 0.5
 const PROBE_MS = 250
 
+const DEFAULT_POOL: PoolOptions = { mode: 'session', max: 10, listens: true }
+
+export interface OpenOptions {
+  /** DATABASE_POOL_MODE, DATABASE_POOL_MAX, and whether the process listens (CONTRACT.md 22) */
+  pool?: PoolOptions
+  /** the one line said at start when a pooler in transaction mode is met in session mode */
+  warn?: (line: string) => void
+}
+
 /** One interface over the three drivers: PostgreSQL for a postgres URL, PGlite on disk when unset, PGlite in memory for memory://. */
-export function openDatabase (databaseUrl: string | undefined, dataDir: string): DatabaseHandle {
-  if (databaseUrl?.startsWith('postgres')) return openPostgres(databaseUrl)
+export function openDatabase (databaseUrl: string | undefined, dataDir: string, options: OpenOptions = {}): DatabaseHandle {
+  if (databaseUrl?.startsWith('postgres')) return openPostgres(databaseUrl, options.pool ?? DEFAULT_POOL, options.warn ?? (line => console.error(line)))
   if (databaseUrl === 'memory://') return openPglite(openEmbedded(undefined), 'memory')
   return openPglite(openEmbedded(dataDir), 'pglite')
 }
 
-function openPostgres (url: string): DatabaseHandle {
-  // No JIT: the gateway's statements are short, and a large batch (an inbox batch of 25,000
-  // statuses) crosses jit_above_cost and spends 1–2 s compiling what runs in milliseconds.
-  // No sequential scan where an index can serve: prepared statements keep the plan made for them,
-  // often while a table was nearly empty, when a whole-table read looked cheapest; the same plan
-  // read the whole table again for every batch once it held thousands of rows (docs/decisions/002-database.md).
+function openPostgres (url: string, pool: PoolOptions, warn: (line: string) => void): DatabaseHandle {
+  // No startup parameters beyond those every pooler passes (CONTRACT.md 22): what the gateway needs
+  // of the server is set per transaction (pool.ts), or by the DBA as the role's defaults (docs/operations.md).
+  let mode = pool.mode
   const connect = (max: number) => postgres(url, {
     max,
     onnotice: () => {},
@@ -66,42 +77,62 @@ function openPostgres (url: string): DatabaseHandle {
     // failover) crashed the process. Every list travels as one JSON parameter (src/store/any-of.ts)
     // and no statement returns an array, so the types are not needed.
     fetch_types: false,
+    // behind a transaction pooler a statement prepared on one server connection is not on the next
+    prepare: mode === 'session',
     connect_timeout: CONNECT_TIMEOUT_S,
-    backoff: retries => Math.min(0.05 * 2 ** retries, RECONNECT_MAX_S) * (0.5 + Math.random() / 2),
-    // a transaction whose client was cut off (a network partition leaves no reset) lets go of its
-    // locks after a minute rather than when TCP keepalive gives up on it, hours later
-    // A failing statement's parameters (message texts, phone numbers, key hashes) never reach the
-    // server's log: the one logging setting any role may set for itself (CONTRACT.md 12; the
-    // superuser-only ones, log_error_verbosity and log_min_error_statement, are the DBA's: README).
-    connection: { jit: 'off', enable_seqscan: 'off', idle_in_transaction_session_timeout: 60_000, log_parameter_max_length_on_error: 0 }
+    backoff: retries => Math.min(0.05 * 2 ** retries, RECONNECT_MAX_S) * (0.5 + Math.random() / 2)
   })
-  // the statements' pool, renewed once the database answers after connections failed (renewable.ts);
-  // the migration lock, the health check and LISTEN keep a small client of their own
-  const statements = renewableClient(() => connect(CONNECTIONS))
-  const client = connect(2)
-  const gated = withGate(withPreparedStatements(statements.client), { slots: 2 * CONNECTIONS, waitMs: WAIT_MS, probeEveryMs: PROBE_MS, onRecovered: statements.renew })
+  // DATABASE_POOL_MAX in all: the statements' pool, renewed once the database answers after
+  // connections failed (renewable.ts); one connection aside for the migration lock, the health check
+  // and the detection; LISTEN's own connection (postgres.js opens it) in session mode
+  const budget = () => poolBudget({ ...pool, mode })
+  const statements = renewableClient(() => connect(budget().statements))
+  let aside = connect(budget().aside)
+  const prepared = withPreparedStatements(statements.client, () => mode === 'session')
+  const gated = withGate(withTransactionSettings(prepared), { slots: 2 * budget().statements, waitMs: WAIT_MS, probeEveryMs: PROBE_MS, onRecovered: statements.renew })
   const db = drizzlePostgres(gated, { schema })
+
+  /** A session met with a transaction pooler: said once, and every connection opened again as transaction mode needs. */
+  async function detectPooler (): Promise<void> {
+    if (mode !== 'session') return
+    const other = connect(1)
+    try {
+      if (!await behindTransactionPooler(aside, other)) return
+    } finally {
+      await other.end({ timeout: 5 })
+    }
+    warn('DATABASE_POOL_MODE is session, but the database is reached through a pooler in transaction mode (each transaction may run on another server connection): running as DATABASE_POOL_MODE=transaction; set it so to say this no more')
+    mode = 'transaction'
+    const old = aside
+    aside = connect(budget().aside)
+    await old.end({ timeout: 5 })
+    statements.renew()
+  }
+
   return {
     db,
     kind: 'postgres',
+    get poolMode () { return mode },
     async migrate () {
+      await detectPooler()
       if (await upToDate(db)) return
       // Several processes may start at once: one migrates, the others wait and then find nothing to do.
       // The lock is a transaction's (a reserved connection never opens without fetch_types), held
       // while another connection migrates, however long that takes.
-      await client.begin(async holder => {
+      await aside.begin(async holder => {
         await holder`set local idle_in_transaction_session_timeout = 0`
         await holder`select pg_advisory_xact_lock(${MIGRATION_LOCK})`
         await migratePostgres(db, { migrationsFolder })
       })
     },
-    async ping () { await within(client`select 1`, WAIT_MS) },
+    async ping () { await within(aside`select 1`, WAIT_MS) },
     async onNotify (channel, onNotify) {
+      if (budget().listener === 0) return async () => {}
       // postgres.js listens on a connection of its own, reconnects it by itself and runs the third argument on each (re)listen.
-      const { unlisten } = await client.listen(channel, () => onNotify(), onNotify)
+      const { unlisten } = await aside.listen(channel, () => onNotify(), onNotify)
       return unlisten
     },
-    async close () { await Promise.all([statements.end({ timeout: 5 }), client.end({ timeout: 5 })]) }
+    async close () { await Promise.all([statements.end({ timeout: 5 }), aside.end({ timeout: 5 })]) }
   }
 }
 

@@ -12,20 +12,22 @@ const MAX_PREPARED_PARAMETERS = 16
  * trips for each one with parameters: Parse + Describe to learn their types, then Bind + Execute, the
  * statement parsed again every time. A prepared statement is described once per connection and then
  * costs one round trip and no parse (docs/decisions/002-database.md, "Prepared statements").
+ * While `prepares()` is false (behind a transaction pooler: the next statement may run on another
+ * server connection) nothing is prepared.
  */
-export function withPreparedStatements (client: Sql): Sql {
+export function withPreparedStatements (client: Sql, prepares: () => boolean = () => true): Sql {
   return new Proxy(client, {
     get (target, key, receiver) {
       switch (key) {
         case 'unsafe':
           return (query: string, parameters: unknown[] = [], options: Record<string, unknown> = {}) =>
-            target.unsafe(query, parameters as never, { ...options, prepare: parameters.length > 0 && parameters.length <= MAX_PREPARED_PARAMETERS })
+            target.unsafe(query, parameters as never, { ...options, prepare: prepares() && parameters.length > 0 && parameters.length <= MAX_PREPARED_PARAMETERS })
         case 'begin':
         case 'savepoint':
           // a transaction's queries run on the client it hands to its callback
           return (...args: unknown[]) => {
             const callback = args.pop() as (transaction: Sql) => unknown
-            return ((target as unknown as Record<string, (...args: unknown[]) => unknown>)[key])(...args, (transaction: Sql) => callback(withPreparedStatements(transaction)))
+            return ((target as unknown as Record<string, (...args: unknown[]) => unknown>)[key])(...args, (transaction: Sql) => callback(withPreparedStatements(transaction, prepares)))
           }
         default:
           return Reflect.get(target, key, receiver)

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster'
 import { availableParallelism } from 'node:os'
 import { openDatabase } from '../db/client.js'
-import { ConfigError, isEmbedded, loadConfig } from './config.js'
+import { ConfigError, isEmbedded, loadConfig, poolOf } from './config.js'
 import { baseUrlOf, beginningsOf, firstContact } from './first-contact.js'
 
 /**
@@ -16,7 +16,7 @@ async function primary (): Promise<void> {
   const workers = Number(process.env.WORKERS ?? availableParallelism())
   if (!Number.isInteger(workers) || workers < 1) throw new ConfigError(`invalid WORKERS (got ${JSON.stringify(process.env.WORKERS)}): expected a whole number from 1`)
 
-  const database = openDatabase(config.DATABASE_URL, config.DATA_DIR)
+  const database = openDatabase(config.DATABASE_URL, config.DATA_DIR, { pool: poolOf(config, 'cli') })
   await database.migrate()
   const beginnings = await beginningsOf(database.db)
   await database.close()

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import type { PoolOptions } from '../db/pool.js'
 
 const Int = (minimum: number, fallback: number) => Type.Integer({ minimum, default: fallback })
 const HttpUrl = Type.String({ pattern: '^https?://[^\\s/]+[^\\s]*$' })
@@ -10,6 +11,10 @@ export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^(postgres(ql)?://.+|memory://)$' })),
+  /** transaction: behind PgBouncer (or another pooler) in transaction mode, no session state (CONTRACT.md 22) */
+  DATABASE_POOL_MODE: Type.Union([Type.Literal('session'), Type.Literal('transaction')], { default: 'session' }),
+  /** the most connections to PostgreSQL one process opens, every use included (the CLI: at most 2) */
+  DATABASE_POOL_MAX: Int(2, 10),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   GRAPH_API_URL: Type.String({ ...HttpUrl, default: 'https://graph.facebook.com/v25.0' }),
   APP_SECRET: Type.Optional(Type.String({ minLength: 1 })),
@@ -142,4 +147,9 @@ export function retrySchedule (config: Config): number[] {
 /** MEDIA_DIR, or DATA_DIR/media. */
 export function mediaDir (config: Config): string {
   return config.MEDIA_DIR ?? join(config.DATA_DIR, 'media')
+}
+
+/** The database pool of a server process, or of one CLI call (at most 2 connections, no listener: CONTRACT.md 22). */
+export function poolOf (config: Config, holder: 'server' | 'cli'): PoolOptions {
+  return { mode: config.DATABASE_POOL_MODE, max: holder === 'cli' ? Math.min(2, config.DATABASE_POOL_MAX) : config.DATABASE_POOL_MAX, listens: holder === 'server' }
 }

@@ -9,7 +9,9 @@ export interface TestDatabase {
 
 /**
  * A database of its own for one test file: PGlite in memory by default, or a fresh database on the
- * PostgreSQL server at TEST_DATABASE_URL, dropped afterwards.
+ * PostgreSQL server at TEST_DATABASE_URL, dropped afterwards. With TEST_PGBOUNCER_URL too (a PgBouncer
+ * in transaction mode in front of that server: scripts/pgbouncer.sh), the gateway reaches it
+ * through the pooler, with DATABASE_POOL_MODE=transaction (poolEnv).
  */
 export async function createTestDatabase (): Promise<TestDatabase> {
   const serverUrl = process.env.TEST_DATABASE_URL
@@ -21,7 +23,7 @@ export async function createPostgresDatabase (serverUrl: string): Promise<TestDa
   const name = `outbound_test_${randomBytes(6).toString('hex')}`
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} })
   await admin.unsafe(`create database ${name}`)
-  const url = new URL(serverUrl)
+  const url = new URL(process.env.TEST_PGBOUNCER_URL ?? serverUrl)
   url.pathname = `/${name}`
   return {
     url: url.toString(),
@@ -30,4 +32,9 @@ export async function createPostgresDatabase (serverUrl: string): Promise<TestDa
       await admin.end()
     }
   }
+}
+
+/** The pool settings of a gateway on the test database: transaction mode when the run goes through PgBouncer. */
+export function poolEnv (): Record<string, string> {
+  return process.env.TEST_PGBOUNCER_URL && process.env.TEST_DATABASE_URL ? { DATABASE_POOL_MODE: 'transaction' } : {}
 }

@@ -15,7 +15,9 @@ export default async function setup (): Promise<void> {
   const admin = postgres(url, { max: 1, onnotice: () => {} })
   try {
     const [{ version }] = await admin`select version()`
-    console.log(`[outbound tests] database backend: PostgreSQL at ${redact(url)} (${String(version).split(' ').slice(0, 2).join(' ')}), a fresh database per test file`)
+    const pooler = process.env.TEST_PGBOUNCER_URL
+    console.log(`[outbound tests] database backend: PostgreSQL at ${redact(url)} (${String(version).split(' ').slice(0, 2).join(' ')}), a fresh database per test file` +
+      (pooler ? `, reached through the pooler at ${redact(pooler)} with DATABASE_POOL_MODE=transaction` : ''))
   } catch (error) {
     throw new Error(`TEST_DATABASE_URL=${redact(url)} is unreachable: ${(error as Error).message}`)
   } finally {

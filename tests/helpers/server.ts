@@ -7,7 +7,7 @@ import { openRuntime } from '../../src/runtime.js'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { cliEnv, repoRoot } from './cli.js'
 import { TEST_ENCRYPTION_KEY } from './config.js'
-import { createPostgresDatabase } from './database.js'
+import { createPostgresDatabase, poolEnv } from './database.js'
 import { freePort } from './gateway.js'
 import { waitFor } from './wait.js'
 
@@ -68,7 +68,7 @@ export async function postgresStore (serverUrl: string): Promise<ServerStore> {
   const dataDir = await mkdtemp(join(tmpdir(), 'outbound-pacer-pg-'))
   return {
     kind: 'postgres',
-    env: { DATABASE_URL: database.url, DATA_DIR: dataDir, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY },
+    env: { DATABASE_URL: database.url, DATA_DIR: dataDir, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ...poolEnv() },
     async close () {
       await database.drop()
       await rm(dataDir, { recursive: true, force: true })

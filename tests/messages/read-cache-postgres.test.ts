@@ -10,6 +10,7 @@ import { defaultAccount } from '../../src/sandbox/emulator/index.js'
 import { createUpstreamClient } from '../../src/upstream/client.js'
 import { runCli } from '../helpers/cli.js'
 import { TEST_ENCRYPTION_KEY, testConfig } from '../helpers/config.js'
+import { poolEnv } from '../helpers/database.js'
 import { connectedWorkspace, type ConnectedWorkspace } from '../helpers/gateway.js'
 import { send } from '../helpers/send.js'
 import { useGateway } from '../helpers/use-gateway.js'
@@ -57,11 +58,16 @@ describe.skipIf(!serverUrl)('a change made by another process reaches the cache 
     return { workspace, cachedAt }
   }
 
-  it('refuses a key revoked elsewhere, dropped by the notification before the TTL would', async () => {
+  // Behind a transaction pooler there is no session to LISTEN on (CONTRACT.md 22): the cache's own
+  // expiry, polling the rows again, keeps the contract's second.
+  const notified = () => ctx.gateway.app.database.poolMode !== 'transaction'
+
+  it('refuses a key revoked elsewhere, dropped by the notification before the TTL would (in transaction mode, by the TTL)', async () => {
     const { workspace, cachedAt } = await warmed()
     await other.stores.keys.revoke(workspace.apiKeyId)
     // Without the notification the cached row would be served until cachedAt + TTL_MS at the earliest.
-    expect(await answeredWithin(401, workspace, cachedAt)).toBeLessThan(TTL_MS)
+    if (notified()) expect(await answeredWithin(401, workspace, cachedAt)).toBeLessThan(TTL_MS)
+    else await answeredWithin(401, workspace)
   })
 
   it('answers 403 after a downgrade elsewhere, and 200 after the upgrade', async () => {
@@ -87,14 +93,18 @@ describe.skipIf(!serverUrl)('a change made by another process reaches the cache 
     await answeredWithin(200, workspace)
   })
 
-  it('the real CLI: the request right after `outbound workspace plan` and `outbound keys revoke` sees them', async () => {
+  it('the real CLI: the request right after `outbound workspace plan` and `outbound keys revoke` sees them (in transaction mode, within 1 s)', async () => {
     const { workspace } = await warmed()
-    const env = { DATABASE_URL: ctx.gateway.database.url, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DATA_DIR: dataDir }
+    const env = { DATABASE_URL: ctx.gateway.database.url, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DATA_DIR: dataDir, ...poolEnv() }
     const cli = async (...args: string[]) => await whileCached(workspace, async () => (await runCli(args, env)).code)
+    const seen = async (status: number) => {
+      if (notified()) expect((await send(ctx.gateway, text(), { authorization: workspace.authorization })).statusCode).toBe(status)
+      else await answeredWithin(status, workspace)
+    }
     expect(await cli('workspace', 'plan', '--workspace', workspace.workspaceId, '--plan', 'free')).toBe(0)
-    expect((await send(ctx.gateway, text(), { authorization: workspace.authorization })).statusCode).toBe(403)
+    await seen(403)
     expect(await cli('keys', 'revoke', '--id', workspace.apiKeyId)).toBe(0)
-    expect((await send(ctx.gateway, text(), { authorization: workspace.authorization })).statusCode).toBe(401)
+    await seen(401)
   })
 
   /** Runs the command while the server keeps re-reading the key, so that only a notification can explain a change seen right after. */

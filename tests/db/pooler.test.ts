@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { openDatabase, rowsOf, type DatabaseHandle } from '../../db/client.js'
+import type { PoolOptions } from '../../db/pool.js'
+import { sql } from 'drizzle-orm'
+import { createPostgresDatabase, type TestDatabase } from '../helpers/database.js'
+
+const serverUrl = process.env.TEST_DATABASE_URL
+const poolerUrl = process.env.TEST_PGBOUNCER_URL
+const SESSION: PoolOptions = { mode: 'session', max: 4, listens: true }
+
+/** The database of a test file on the server, reached directly or through the pooler (same name on both). */
+function through (database: TestDatabase, base: string): string {
+  const url = new URL(base)
+  url.pathname = new URL(database.url).pathname
+  return url.toString()
+}
+
+describe.runIf(serverUrl)('how the server reaches PostgreSQL (CONTRACT.md 22)', () => {
+  let database: TestDatabase | undefined
+  let handle: DatabaseHandle | undefined
+  afterEach(async () => {
+    await handle?.close()
+    await database?.drop()
+    handle = database = undefined
+  })
+
+  it('directly in session mode: no pooler is reported, statements stay prepared, LISTEN hears NOTIFY', async () => {
+    database = await createPostgresDatabase(serverUrl!)
+    const lines: string[] = []
+    handle = openDatabase(through(database, serverUrl!), '/nonexistent', { pool: SESSION, warn: line => lines.push(line) })
+    await handle.migrate()
+    expect(lines).toEqual([])
+    expect(handle.poolMode).toBe('session')
+    let heard = 0
+    const stop = await handle.onNotify('outbound_pooler_test', () => { heard++ })
+    const before = heard
+    await handle.db.execute(sql`select pg_notify('outbound_pooler_test', '')`)
+    await expect.poll(() => heard, { timeout: 5000 }).toBeGreaterThan(before)
+    await stop()
+  })
+
+  it.runIf(poolerUrl)('behind PgBouncer in transaction mode, met in session mode: said in one line, then run as transaction mode', async () => {
+    database = await createPostgresDatabase(serverUrl!)
+    const lines: string[] = []
+    handle = openDatabase(through(database, poolerUrl!), '/nonexistent', { pool: SESSION, warn: line => lines.push(line) })
+    // PgBouncer refuses a connection with a startup parameter it does not pass: migrating is connecting
+    await handle.migrate()
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^DATABASE_POOL_MODE is session, but the database is reached through a pooler in transaction mode.*DATABASE_POOL_MODE=transaction/)
+    expect(handle.poolMode).toBe('transaction')
+    // the same statement text with different parameters, many times over: a statement prepared on
+    // one server connection and run on another would fail or answer another statement's rows
+    const answers = await Promise.all(Array.from({ length: 60 }, async (_, index) =>
+      rowsOf<{ n: number }>(await handle!.db.execute(sql`select ${index}::int as n`))[0].n))
+    expect(answers).toEqual(Array.from({ length: 60 }, (_, index) => index))
+    // the transactions' settings hold inside them and leave nothing behind
+    const inside = await handle.db.transaction(async tx => rowsOf<{ jit: string }>(await tx.execute(sql`select current_setting('jit') as jit`))[0].jit)
+    expect(inside).toBe('off')
+  })
+
+  it.runIf(poolerUrl)('behind PgBouncer with DATABASE_POOL_MODE=transaction: nothing to report', async () => {
+    database = await createPostgresDatabase(serverUrl!)
+    const lines: string[] = []
+    handle = openDatabase(through(database, poolerUrl!), '/nonexistent', { pool: { ...SESSION, mode: 'transaction' }, warn: line => lines.push(line) })
+    await handle.migrate()
+    expect(lines).toEqual([])
+    expect(handle.poolMode).toBe('transaction')
+    await handle.ping()
+  })
+
+  it.skipIf(poolerUrl)('through PgBouncer: skipped, TEST_PGBOUNCER_URL is not set (.ci/run starts one: scripts/pgbouncer.sh)', () => {})
+})

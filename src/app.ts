@@ -38,6 +38,7 @@ import mediaRoutes from '../routes/media.js'
 import metricsRoutes from '../routes/metrics.js'
 import messageRoutes from '../routes/messages.js'
 import suppressionRoutes from '../routes/suppressions.js'
+import templateRoutes from '../routes/templates.js'
 import campaignRoutes from '../routes/campaigns.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
@@ -142,6 +143,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     await api.register(suppressionRoutes)
     await api.register(audienceReportRoutes)
     await api.register(campaignRoutes)
+    await api.register(templateRoutes)
   })
   await app.register(async function dashboard (dashboard) {
     await dashboard.register(formbody)

@@ -1,3 +1,4 @@
+import { connectWorkspace } from '../../src/connections/connect.js'
 import type { ConnectedWorkspace, TestGateway } from '../helpers/gateway.js'
 
 export const URL = '/api/templates.php'
@@ -30,4 +31,17 @@ export async function templatesApi (gateway: TestGateway, workspace: Pick<Connec
 export async function readTemplate (gateway: TestGateway, workspace: Pick<ConnectedWorkspace, 'authorization'>, id: string) {
   const answer = await templatesApi(gateway, workspace, 'GET', `?id=${id}`)
   return answer.statusCode === 200 ? answer.json().template : undefined
+}
+
+let wabas = 0
+
+/** A workspace connected to a WABA of its own (no templates): a catalog that only its tests change. */
+export async function ownWabaWorkspace (gateway: TestGateway) {
+  const n = ++wabas
+  const account = { wabaId: `4040000000${n}`, accessToken: `templates-token-${n}`, phoneNumbers: [{ id: `4041000000${n}`, displayPhoneNumber: `+1 555-040-${String(n).padStart(4, '0')}`, verifiedName: 'Templates' }], templates: [] }
+  gateway.emulator.addAccount(account)
+  const workspace = await gateway.app.workspaces.create(`templates ${n}`, 'growth')
+  await connectWorkspace(gateway.app.connectDeps, { workspaceId: workspace.id, wabaId: account.wabaId, accessToken: account.accessToken })
+  const { key, secret } = await gateway.app.keys.create(workspace.id, 'templates')
+  return { workspaceId: workspace.id, wabaId: account.wabaId, authorization: `Bearer ${secret}`, apiKeyId: key.id }
 }

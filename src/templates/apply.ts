@@ -8,7 +8,7 @@ export interface ApplyResult extends Named { action: 'create' | 'update' | 'dele
 const POLL_MS = 500
 
 /** The plan of a file against the workspace's catalog, with Outbound's edit counts and locked names. */
-export async function planFile (deps: TemplateDeps, workspaceId: string, file: unknown[], prune: boolean) {
+export async function planFile (deps: Pick<TemplateDeps, 'stores' | 'cipher'>, workspaceId: string, file: unknown[], prune: boolean) {
   const { wabaId } = await connectionOf(deps, workspaceId)
   const catalog = await deps.stores.templates.list(workspaceId)
   const approved = catalog.filter(template => template.status === 'APPROVED' && template.upstreamId).map(template => template.upstreamId!)

@@ -28,7 +28,7 @@ export interface TemplateDraft {
 const EXISTS_SUBCODE = 2388024
 
 /** The workspace's WABA and its token: every management call needs the connection (409 without one). */
-export async function connectionOf (deps: TemplateDeps, workspaceId: string): Promise<{ wabaId: string, token: string }> {
+export async function connectionOf (deps: Pick<TemplateDeps, 'stores' | 'cipher'>, workspaceId: string): Promise<{ wabaId: string, token: string }> {
   const active = await deps.stores.connections.active(workspaceId)
   if (!active) throw noActiveConnection()
   return { wabaId: active.connection.wabaId, token: deps.cipher.decrypt(active.connection.accessToken) }

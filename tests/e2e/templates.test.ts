@@ -68,7 +68,7 @@ describe.skipIf(!chromiumAvailable)('the template form in a real browser', () =>
       // a rule broken: the form comes back with the room's message and the field marked
       await page.getByLabel('Footer (optional)').fill('Ref {{1}}')
       await page.getByRole('button', { name: 'Submit for review' }).click()
-      await expect.poll(() => page.locator('.notice').first().textContent()).toMatch(/invalid_template.*footer has no placeholders/s)
+      await expect.poll(() => page.locator('.alert-error').first().textContent()).toMatch(/invalid_template.*footer has no placeholders/s)
       expect(await page.getByLabel('Footer (optional)').getAttribute('aria-invalid')).toBe('true')
       expect(await preview('body').textContent()).toBe('Hi Pablo, your order 860198-230332 is on its way.')
       await fits('the refused form', width)

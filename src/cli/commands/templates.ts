@@ -6,7 +6,6 @@ import type { Runtime } from '../../runtime.js'
 import { applyFile, planFile } from '../../templates/apply.js'
 import { templatesOfFile } from '../../templates/file.js'
 import type { TemplateDeps } from '../../templates/manage.js'
-import { createUpstreamClient } from '../../upstream/client.js'
 import { CommandError, defineCommand, failing } from '../command.js'
 import { integer, optional, text, toggle } from '../flags.js'
 import { existingWorkspace } from './workspace.js'
@@ -14,9 +13,9 @@ import { existingWorkspace } from './workspace.js'
 export const templatesPlan = defineCommand({
   summary: 'compares a templates file (YAML or JSON) with the catalog and lists what apply would do; changes nothing; exits 1 when there are problems',
   flags: { workspace: text('ID'), file: text('F'), prune: toggle() },
-  async run ({ workspace, file, prune }, runtime, config) {
+  async run ({ workspace, file, prune }, runtime) {
     await existingWorkspace(runtime, workspace)
-    const { steps, deletions, ...plan } = await explained(async () => await planFile(deps(runtime, config), workspace, await readTemplates(file), prune))
+    const { steps, deletions, ...plan } = await explained(async () => await planFile(runtime, workspace, await readTemplates(file), prune))
     return plan.ok ? plan : failing(plan)
   }
 })
@@ -26,12 +25,14 @@ export const templatesApply = defineCommand({
   flags: { workspace: text('ID'), file: text('F'), prune: toggle(), wait: optional(integer('S', 0, 86400)) },
   async run ({ workspace, file, prune, wait }, runtime, config) {
     await existingWorkspace(runtime, workspace)
-    const result = await explained(async () => await applyFile(deps(runtime, config), workspace, await readTemplates(file), { prune, waitSeconds: wait }, actors.cli()))
+    const result = await explained(async () => await applyFile(await deps(runtime, config), workspace, await readTemplates(file), { prune, waitSeconds: wait }, actors.cli()))
     return result.ok ? result : failing(result)
   }
 })
 
-function deps (runtime: Runtime, config: Config): TemplateDeps {
+// The upstream's client (got, undici) is loaded only by apply: plan reads the database alone.
+async function deps (runtime: Runtime, config: Config): Promise<TemplateDeps> {
+  const { createUpstreamClient } = await import('../../upstream/client.js')
   return { stores: runtime.stores, cipher: runtime.cipher, upstream: createUpstreamClient({ baseUrl: config.GRAPH_API_URL, timeoutMs: config.UPSTREAM_TIMEOUT_MS }) }
 }
 

@@ -243,7 +243,7 @@ describe.skipIf(!chromiumAvailable)('every dashboard page in Chromium at 390 and
     for (const path of paths) {
       for (const width of WIDTHS) await checkLayout(path, width)
     }
-  })
+  }, 240_000) // 16 pages at two widths: on a loaded machine well over the default 90 s
   it('a failed message: its history ends in failed with the error said once, and no price is promised', async () => {
     await page.setViewportSize({ width: 1280, height: 860 })
     await page.goto(url(`/dashboard/messages/${ids.failed}`))

@@ -25,3 +25,5 @@ CREATE TABLE "template_name_locks" (
 UPDATE "api_keys" SET "scopes" = "scopes" || '["templates:read","templates:write"]'::jsonb
 WHERE "scopes" @> '["messages:send","messages:read","media:write","campaigns:write","campaigns:read","suppressions:write","usage:read"]'::jsonb
   AND NOT "scopes" @> '["templates:read"]'::jsonb;
+--> statement-breakpoint
+ALTER TABLE "api_keys" ALTER COLUMN "scopes" SET DEFAULT '["messages:send","messages:read","media:write","campaigns:write","campaigns:read","suppressions:write","usage:read","templates:read","templates:write"]'::jsonb;

@@ -60,7 +60,7 @@ export const phoneNumbers = pgTable('phone_numbers', {
 ])
 
 /** What an API key may do (CONTRACT.md 16); a key may hold any of them, every one by default. */
-export const SCOPES = ['messages:send', 'messages:read', 'media:write', 'campaigns:write', 'campaigns:read', 'suppressions:write', 'usage:read', 'relays:write'] as const
+export const SCOPES = ['messages:send', 'messages:read', 'media:write', 'campaigns:write', 'campaigns:read', 'suppressions:write', 'usage:read', 'relays:write', 'templates:read', 'templates:write'] as const
 export type Scope = typeof SCOPES[number]
 
 export const apiKeys = pgTable('api_keys', {
@@ -91,6 +91,10 @@ export const templates = pgTable('templates', {
   /** the upstream's quality score (GREEN, YELLOW, RED, UNKNOWN), from message_template_quality_update */
   quality: text('quality'),
   components: jsonb('components').$type<unknown[]>().notNull().default([]),
+  /** POSITIONAL or NAMED, as the upstream lists it */
+  parameterFormat: text('parameter_format'),
+  /** why the upstream rejected it (INVALID_FORMAT, …); null unless REJECTED */
+  rejectedReason: text('rejected_reason'),
   updatedAt: updatedAt()
 }, table => [
   uniqueIndex('templates_workspace_name_language').on(table.workspaceId, table.name, table.language),
@@ -562,6 +566,21 @@ export const templateResyncs = pgTable('template_resyncs', {
   wabaId: text('waba_id').primaryKey(),
   at: timestamp('at', { withTimezone: true }).notNull()
 })
+
+/** Outbound's own edits of approved templates, counted against Meta's 1 a day and 10 in 30 days (CONTRACT.md 20). */
+export const templateEdits = pgTable('template_edits', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  wabaId: text('waba_id').notNull(),
+  upstreamId: text('upstream_id').notNull(),
+  at: timestamp('at', { withTimezone: true }).notNull().defaultNow()
+}, table => [index('template_edits_template_at').on(table.wabaId, table.upstreamId, table.at)])
+
+/** A name the WABA may not use again until `frees_at`: its approved template was deleted (CONTRACT.md 20). */
+export const templateNameLocks = pgTable('template_name_locks', {
+  wabaId: text('waba_id').notNull(),
+  name: text('name').notNull(),
+  freesAt: timestamp('frees_at', { withTimezone: true }).notNull()
+}, table => [primaryKey({ columns: [table.wabaId, table.name] })])
 export const PAUSED_REASONS = ['number_flagged', 'tier_downgraded', 'template_paused', 'template_quality_red', 'failure_rate', 'manual'] as const
 export type PausedReason = typeof PAUSED_REASONS[number]
 

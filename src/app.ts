@@ -40,6 +40,7 @@ import mediaRoutes from '../routes/media.js'
 import metricsRoutes from '../routes/metrics.js'
 import messageRoutes from '../routes/messages.js'
 import suppressionRoutes from '../routes/suppressions.js'
+import templateRoutes from '../routes/templates.js'
 import campaignRoutes from '../routes/campaigns.js'
 import relayRoutes from '../routes/relays.js'
 import webhookRoutes from '../routes/webhooks.js'
@@ -150,6 +151,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     await api.register(audienceReportRoutes)
     await api.register(campaignRoutes)
     await api.register(relayRoutes)
+    await api.register(templateRoutes)
   })
   await app.register(async function dashboard (dashboard) {
     await dashboard.register(formbody)

@@ -21,8 +21,8 @@ export function handleError (this: { config?: { BODY_LIMIT_BYTES: number } }, er
   if (known.statusCode >= 500) request.log.warn({ code: known.code, err: known.message }, 'request failed')
   if (known.extra.retryAfterSeconds !== undefined) reply.header('retry-after', String(known.extra.retryAfterSeconds))
   if (known.extra.allow) reply.header('allow', known.extra.allow)
-  const { field, upstream, id } = known.extra
-  return reply.code(known.statusCode).send({ ok: false, error: known.message, code: known.code, ...(field && { field }), ...(id && { id }), ...(upstream && { upstream }) })
+  const { field, upstream, id, at } = known.extra
+  return reply.code(known.statusCode).send({ ok: false, error: known.message, code: known.code, ...(field && { field }), ...(id && { id }), ...(upstream && { upstream }), ...at })
 }
 
 /** What a thrown error means to the client, as an AppError (the dashboard's pages use it too); undefined for a fault of ours (500). */

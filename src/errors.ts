@@ -4,7 +4,7 @@ export class AppError extends Error {
     readonly statusCode: number,
     readonly code: string,
     message: string,
-    readonly extra: { field?: string, upstream?: { code: number | string | null, message: string }, retryAfterSeconds?: number, allow?: string, id?: string } = {}
+    readonly extra: { field?: string, upstream?: { code: number | string | null, message: string }, retryAfterSeconds?: number, allow?: string, id?: string, at?: { frees_at?: string, next_edit_at?: string } } = {}
   ) {
     super(message)
   }
@@ -74,3 +74,15 @@ export const templateNotFound = (name: string) => new AppError(422, 'template_no
 export const templateNotApproved = (name: string, language: string, status: string) => new AppError(422, 'template_not_approved',
   `template ${name} in ${language} is ${status}, not APPROVED, and cannot be sent; nothing was sent`, { field: 'template' })
 export const templateParameters = (message: string) => new AppError(422, 'template_parameters', message, { field: 'components' })
+
+/** 422: a rule of the upstream's a template breaks (CONTRACT.md 20), `field` its JSON path within the template. */
+export const invalidTemplate = (problem: { field: string, error: string }, more = 0) => new AppError(422, 'invalid_template',
+  `${problem.field === '' ? '' : `${problem.field}: `}${problem.error}${more > 0 ? ` (and ${more} more problem${more === 1 ? '' : 's'}: outbound templates plan lists them all)` : ''}; nothing was sent upstream`, { field: problem.field })
+export const templateExists = (name: string, language: string) => new AppError(409, 'template_exists',
+  `A template ${name} in ${language} exists already: edit it (POST /api/templates.php?id=…) or choose another name`, { field: 'name' })
+export const templateNameLocked = (name: string, freesAt: Date) => new AppError(422, 'template_name_locked',
+  `The name ${name} was used by an approved template deleted less than 30 days ago: it can be used again from ${freesAt.toISOString()}`, { field: 'name', at: { frees_at: freesAt.toISOString() } })
+export const templateNotEditable = (status: string) => new AppError(422, 'template_not_editable',
+  `A template with status ${status} cannot be edited: only APPROVED, REJECTED or PAUSED ones can`)
+export const templateEditLimit = (nextEditAt: Date) => new AppError(422, 'template_edit_limit',
+  `An approved template may be edited once in 24 hours and 10 times in 30 days: the next edit is possible from ${nextEditAt.toISOString()}`, { at: { next_edit_at: nextEditAt.toISOString() } })

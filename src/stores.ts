@@ -22,6 +22,7 @@ import { serviceWindowStore } from './store/service-window.js'
 import { sessionStore } from './store/sessions.js'
 import { statusEventStore } from './store/status-events.js'
 import { suppressionStore } from './store/suppressions.js'
+import { templateChangeStore } from './store/template-changes.js'
 import { templateResyncStore } from './store/template-resyncs.js'
 import { templateStore } from './store/templates.js'
 import { userIdStore } from './store/user-ids.js'
@@ -66,6 +67,7 @@ export function createStores (db: Database) {
     messagingLimit: messagingLimitStore(db),
     holds: holdStore(db),
     templateResyncs: templateResyncStore(db),
+    templateChanges: templateChangeStore(db),
     usage: usageStore(db),
     campaigns: campaignStore(db, { build: campaignMessage, outbox }),
     campaignUploads: campaignUploadStore(db)

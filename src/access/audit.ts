@@ -8,11 +8,12 @@ export const AUDIT_ACTIONS = [
   'key.created', 'key.revoked', 'workspace.plan_changed', 'connection.connected', 'connection.disconnected',
   'webhook_endpoint.added', 'webhook_endpoint.removed', 'suppression.added', 'suppression.removed',
   'campaign.created', 'campaign.paused', 'campaign.resumed', 'campaign.cancelled', 'user.signed_in',
-  'relay.added', 'relay.removed'
+  'relay.added', 'relay.removed',
+  'template.created', 'template.updated', 'template.deleted'
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 
-export type TargetKind = 'key' | 'workspace' | 'connection' | 'webhook_endpoint' | 'suppression' | 'campaign' | 'user' | 'relay'
+export type TargetKind = 'key' | 'workspace' | 'connection' | 'webhook_endpoint' | 'suppression' | 'campaign' | 'user' | 'relay' | 'template'
 
 /** Who made a change and from where: an API key, a dashboard user, an operator at the command line, or the service itself. */
 export interface Who {

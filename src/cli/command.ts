@@ -8,6 +8,12 @@ type FlagValues<F extends Flags> = { [K in keyof F]: F[K] extends Flag<infer T> 
 /** An operator error the CLI reports as is and exits 1 on, such as an unknown id. */
 export class CommandError extends Error {}
 
+/** A result printed on stdout as any other, with a non-zero exit: `templates plan` found problems (CONTRACT.md 20), so CI fails. */
+export const EXIT_CODE = Symbol('exit code')
+export function failing<T extends object> (result: T): T {
+  return Object.assign(result, { [EXIT_CODE]: 1 })
+}
+
 /** One entry of the command table: its flags are validated before the database is opened. */
 export interface Command {
   summary: string
@@ -36,7 +42,7 @@ export function defineCommand<F extends Flags> (command: {
 
 /** `--workspace ID [--name N]`: the flags as the help and usage errors show them. */
 export function usageOf (name: string, command: Command): string {
-  const flags = Object.entries(command.flags).map(([flag, { placeholder, required }]) =>
-    required ? `--${flag} ${placeholder}` : `[--${flag} ${placeholder}]`)
+  const flags = Object.entries(command.flags).map(([flag, { placeholder, required, switch: toggle }]) =>
+    toggle ? `[--${flag}]` : required ? `--${flag} ${placeholder}` : `[--${flag} ${placeholder}]`)
   return ['outbound', name, ...flags].join(' ')
 }

@@ -5,6 +5,8 @@ export class UsageError extends Error {}
 export interface Flag<T> {
   placeholder: string
   required: boolean
+  /** a switch takes no value: `--prune` */
+  switch?: boolean
   parse(value: string | undefined, name: string): T
 }
 
@@ -66,4 +68,9 @@ export function list (placeholder: string): Flag<string[]> {
       return values
     }
   }
+}
+
+/** `--prune`: present or not, without a value. */
+export function toggle (): Flag<boolean> {
+  return { placeholder: '', required: false, switch: true, parse: value => value !== undefined }
 }

@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8'
 import { loadConfig } from '../config.js'
-import { loadCommand, usageOf } from './command.js'
+import { EXIT_CODE, loadCommand, usageOf } from './command.js'
 import { commands } from './commands/index.js'
 import { describeFailure } from './describe-failure.js'
 import { UsageError } from './flags.js'
@@ -31,7 +31,7 @@ async function main (argv: string[]): Promise<number> {
       await runtime.close()
     }
     await print(process.stdout, result)
-    return 0
+    return (result as { [EXIT_CODE]?: number })[EXIT_CODE] ?? 0
   } catch (error) {
     const usage = error instanceof UsageError
     await print(process.stderr, { ok: false, error: usage ? `usage: ${error.message}` : describeFailure(error) })

@@ -94,6 +94,8 @@ export const ErrorEnvelopeSchema = Type.Object({
   code: Type.String({ description: 'The error code: invalid_request, upstream_error, rate_limited, …' }),
   field: Type.Optional(Type.String({ description: 'The request field at fault (422).' })),
   id: Type.Optional(Type.String({ description: 'The log record this request created (502, 503 after a record).' })),
+  frees_at: Type.Optional(Type.String({ description: 'When a locked template name can be used again (422 template_name_locked).' })),
+  next_edit_at: Type.Optional(Type.String({ description: 'When an approved template can be edited again (422 template_edit_limit).' })),
   upstream: Type.Optional(Type.Object({
     code: Type.Integer({ description: 'The upstream\'s numeric error code, as a number (131026). A message read back with GET /api/messages.php gives the same code as a string in error.code ("131026"), a field that also holds our own codes ("expired").' }),
     message: Type.String({ description: 'The upstream\'s error message.' })

@@ -13,7 +13,8 @@ export interface TemplateEvent {
   templateId?: string
   name?: string
   language?: string
-  change: { status?: string, category?: string, quality?: string }
+  /** rejectedReason: the upstream's reason with a status (null: none); absent without a status */
+  change: { status?: string, category?: string, quality?: string, rejectedReason?: string | null }
 }
 
 export interface TemplateChange { id: string, workspaceId: string, name: string, language: string, status: string, category: string | null, quality: string | null, change: TemplateEvent['change'] }
@@ -33,7 +34,8 @@ export async function applyTemplateEvent (tx: Executor, event: TemplateEvent): P
     : byName
   const result = await tx.execute(sql`
     update templates t set status = coalesce(${event.change.status ?? null}, t.status), category = coalesce(${event.change.category ?? null}, t.category),
-      quality = coalesce(${event.change.quality ?? null}, t.quality), updated_at = now()
+      quality = coalesce(${event.change.quality ?? null}, t.quality),
+      rejected_reason = case when ${event.change.status !== undefined} then ${event.change.rejectedReason ?? null} else t.rejected_reason end, updated_at = now()
     where t.waba_id = ${event.wabaId} and ${match}
     returning t.id, t.workspace_id, t.name, t.language, t.status, t.category, t.quality`)
   return rowsOf<{ id: string, workspace_id: string, name: string, language: string, status: string, category: string | null, quality: string | null }>(result)
@@ -47,7 +49,10 @@ export function templateStore (db: Database) {
       return await db.transaction(async tx => {
         const kept: string[] = []
         for (const template of upstream) {
-          const values = { wabaId, upstreamId: template.id ?? null, status: template.status, category: template.category ?? null, components: template.components ?? [], updatedAt: new Date() }
+          const values = {
+            wabaId, upstreamId: template.id ?? null, status: template.status, category: template.category ?? null, components: template.components ?? [],
+            parameterFormat: template.parameter_format?.toUpperCase() ?? null, rejectedReason: rejectedReasonOf(template), updatedAt: new Date()
+          }
           const [row] = await tx.insert(templates).values({ id: newId('tpl'), workspaceId, name: template.name, language: template.language, ...values })
             .onConflictDoUpdate({ target: [templates.workspaceId, templates.name, templates.language], set: values })
             .returning({ id: templates.id })
@@ -57,6 +62,22 @@ export function templateStore (db: Database) {
         await tx.delete(templates).where(stale)
         return upstream.length
       })
+    },
+
+    /** One page of the catalog by name, then language, after the row `afterId` (CONTRACT.md 20). */
+    async page (workspaceId: string, filters: TemplateFilters, limit: number, afterId?: string): Promise<Template[]> {
+      const conditions = [eq(templates.workspaceId, workspaceId)]
+      if (filters.name !== undefined) conditions.push(eq(templates.name, filters.name))
+      if (filters.language !== undefined) conditions.push(eq(templates.language, filters.language))
+      if (filters.status !== undefined) conditions.push(eq(templates.status, filters.status.toUpperCase()))
+      if (filters.category !== undefined) conditions.push(eq(templates.category, filters.category.toUpperCase()))
+      if (afterId !== undefined) conditions.push(sql`(${templates.name}, ${templates.language}) > (select a.name, a.language from templates a where a.id = ${afterId} and a.workspace_id = ${workspaceId})`)
+      return await db.select().from(templates).where(and(...conditions)).orderBy(asc(templates.name), asc(templates.language)).limit(limit)
+    },
+
+    async byUpstreamId (workspaceId: string, upstreamId: string): Promise<Template | undefined> {
+      const [row] = await db.select().from(templates).where(and(eq(templates.workspaceId, workspaceId), eq(templates.upstreamId, upstreamId)))
+      return row
     },
 
     async list (workspaceId: string): Promise<Template[]> {
@@ -71,3 +92,9 @@ export function templateStore (db: Database) {
 }
 
 export type TemplateStore = ReturnType<typeof templateStore>
+
+export interface TemplateFilters { name?: string, language?: string, status?: string, category?: string }
+
+function rejectedReasonOf (template: UpstreamTemplate): string | null {
+  return template.status === 'REJECTED' && template.rejected_reason && template.rejected_reason !== 'NONE' ? template.rejected_reason : null
+}

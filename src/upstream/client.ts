@@ -17,7 +17,7 @@ export interface UpstreamClientOptions {
 }
 
 const PHONE_NUMBER_FIELDS = 'id,display_phone_number,verified_name,quality_rating,throughput,whatsapp_business_manager_messaging_limit'
-const TEMPLATE_FIELDS = 'id,name,language,status,category,components'
+const TEMPLATE_FIELDS = 'id,name,language,status,category,components,parameter_format,rejected_reason'
 // A runaway paging loop would spend the WABA's hourly management quota; 6,000 templates is the upstream's cap.
 const MAX_TEMPLATE_PAGES = 60
 
@@ -37,7 +37,7 @@ export function createUpstreamClient (options: UpstreamClientOptions) {
     responseType: 'text'
   })
 
-  async function call (method: 'GET' | 'POST', url: string, token: string, body?: unknown): Promise<unknown> {
+  async function call (method: 'GET' | 'POST' | 'DELETE', url: string, token: string, body?: unknown): Promise<unknown> {
     const response = await request(http, method, url, token, body)
     return answerOf(response.statusCode, response.body, response.headers['retry-after'])
   }
@@ -82,6 +82,27 @@ export function createUpstreamClient (options: UpstreamClientOptions) {
       })
     },
 
+    /** POST /{waba-id}/message_templates (upstream-facts.md 8.1): `{id, status, category}` */
+    async createTemplate (wabaId: string, token: string, template: Record<string, unknown>): Promise<{ id: string, status: string, category?: string }> {
+      return await call('POST', at(`${encodeURIComponent(wabaId)}/message_templates`), token, template) as { id: string, status: string, category?: string }
+    },
+
+    /** POST /{template-id} (8.3): components replaced as a whole, and the category of one not approved */
+    async editTemplate (templateId: string, token: string, change: Record<string, unknown>): Promise<void> {
+      await call('POST', at(encodeURIComponent(templateId)), token, change)
+    },
+
+    /** DELETE /{waba-id}/message_templates (8.4): one language by its hsm_id, or every language of the name */
+    async deleteTemplate (wabaId: string, token: string, name: string, hsmId?: string): Promise<void> {
+      const query = new URLSearchParams({ name, ...(hsmId !== undefined && { hsm_id: hsmId }) })
+      await call('DELETE', at(`${encodeURIComponent(wabaId)}/message_templates?${query}`), token)
+    },
+
+    /** GET /{template-id}?fields=status,category,rejected_reason (8.2) */
+    async templateStatus (templateId: string, token: string): Promise<{ status: string, category?: string, rejected_reason?: string }> {
+      return await call('GET', at(`${encodeURIComponent(templateId)}?fields=status,category,rejected_reason`), token) as { status: string, category?: string, rejected_reason?: string }
+    },
+
     /** upload, media node, download, delete (CONTRACT.md 5, 13) */
     media,
 
@@ -93,7 +114,7 @@ export function createUpstreamClient (options: UpstreamClientOptions) {
 
 export type UpstreamClient = ReturnType<typeof createUpstreamClient>
 
-async function request (http: Got, method: 'GET' | 'POST', url: string, token: string, body: unknown) {
+async function request (http: Got, method: 'GET' | 'POST' | 'DELETE', url: string, token: string, body: unknown) {
   try {
     return await http(url, { method, headers: { authorization: `Bearer ${token}` }, ...(body !== undefined && { json: body }) })
   } catch (error) {

@@ -16,6 +16,8 @@ export interface UpstreamTemplate {
   status: string
   category?: string
   components?: unknown[]
+  parameter_format?: string
+  rejected_reason?: string
 }
 
 export interface SendResult {

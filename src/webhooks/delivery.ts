@@ -179,6 +179,8 @@ function readTemplate (parts: DeliveryParts, jobId: number, aside: Aside, wabaId
     if (!event) return poison('invalid_event', 'event')
     // an unpause comes as an event with other_info.title UNPAUSE: the template is approved again
     change.status = value.other_info?.title === 'UNPAUSE' ? 'APPROVED' : TEMPLATE_STATUS_OF_EVENT[event] ?? event
+    const reason = shortString(value.reason, 64)
+    change.rejectedReason = change.status === 'REJECTED' && reason && reason !== 'NONE' ? reason : null
   } else if (field === 'template_category_update') {
     change.category = shortString(value.new_category, 64)
     if (!change.category) return poison('invalid_category', 'new_category')

@@ -43,6 +43,7 @@ export interface TemplateValue {
   message_template_language?: unknown
   new_category?: unknown
   new_quality_score?: unknown
+  reason?: unknown
   other_info?: { title?: unknown }
 }
 

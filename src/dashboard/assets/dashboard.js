@@ -210,8 +210,46 @@
     })
   }
 
+  /** The template form's phone preview, redrawn at each keystroke: as phonePreview in views/template-form.ts draws it. */
+  function setUpTemplatePreview () {
+    var form = document.querySelector('[data-template-form]')
+    var phone = document.querySelector('[data-template-phone]')
+    if (!form || !phone) return
+    function value (name) {
+      var control = form.elements.namedItem(name)
+      return control ? control.value : ''
+    }
+    function filledIn (text, examples) {
+      return text.replace(/\{\{(\d+)\}\}/g, function (placeholder, n) { return examples[Number(n) - 1] || placeholder })
+    }
+    function draw () {
+      var header = phone.querySelector('[data-preview="header"]')
+      var footer = phone.querySelector('[data-preview="footer"]')
+      var examples = value('body_examples').split(/\r?\n/).map(function (line) { return line.trim() }).filter(Boolean)
+      setText(header, filledIn(value('header_text'), [value('header_example').trim()]))
+      header.hidden = value('header_text').trim() === ''
+      setText(phone.querySelector('[data-preview="body"]'), filledIn(value('body'), examples))
+      setText(footer, value('footer'))
+      footer.hidden = value('footer').trim() === ''
+      var list = phone.querySelector('[data-preview="buttons"]')
+      list.textContent = ''
+      form.querySelectorAll('[data-button-row]').forEach(function (row) {
+        var kind = row.querySelector('select').value
+        if (!kind) return
+        var item = document.createElement('li')
+        item.setAttribute('data-kind', kind)
+        setText(item, row.querySelector('input').value)
+        list.appendChild(item)
+      })
+    }
+    form.addEventListener('input', draw)
+    form.addEventListener('change', draw)
+    draw()
+  }
+
   setUpCopyButtons()
   setUpCompose()
+  setUpTemplatePreview()
   setUpMessageList()
   setUpMessageDetail()
   setUpCampaigns()

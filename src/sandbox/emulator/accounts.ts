@@ -63,6 +63,19 @@ export class AccountStore {
     return false
   }
 
+  /** A template by its id, with the WABA holding it. */
+  template (id: string): { waba: WabaState, template: StoredTemplate } | undefined {
+    for (const waba of this.#wabas.values()) {
+      const template = waba.templates.find(t => t.id === id)
+      if (template) return { waba, template }
+    }
+    return undefined
+  }
+
+  newTemplateId (): string {
+    return String(nextTemplateId++)
+  }
+
   applyTemplateEvent (wabaId: string, name: string, language: string, event: string): StoredTemplate | undefined {
     const template = this.waba(wabaId).templates.find(t => t.name === name && t.language === language)
     const status = event in EVENT_STATUS ? EVENT_STATUS[event] : event

@@ -21,6 +21,8 @@ export interface EmulatorContext {
   sentMessages: SentMessage[]
   stats: EmulatorStats
   webhookDeliveries: WebhookDelivery[]
+  /** templates under review: each ends APPROVED (or REJECTED) after templateReviewMs */
+  reviews: { delayMs: number, timers: Set<NodeJS.Timeout> }
 }
 
 export function createContext (options: EmulatorOptions): EmulatorContext {
@@ -42,7 +44,8 @@ export function createContext (options: EmulatorOptions): EmulatorContext {
     requests: [],
     sentMessages: [],
     stats: { accepted: {}, errors: {} },
-    webhookDeliveries
+    webhookDeliveries,
+    reviews: { delayMs: options.templateReviewMs ?? 2000, timers: new Set() }
   }
 }
 

@@ -43,6 +43,7 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Emu
       clearRecords(context)
     },
     async close () {
+      for (const timer of context.reviews.timers) clearTimeout(timer)
       context.webhooks.cancel()
       await app.close()
     }

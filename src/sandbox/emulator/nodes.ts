@@ -32,12 +32,12 @@ export function numberNode (number: EmulatedNumber, waba: WabaState): Json {
 export function templateNode (template: StoredTemplate): Json {
   return {
     name: template.name,
-    parameter_format: 'POSITIONAL',
+    parameter_format: template.parameterFormat ?? 'POSITIONAL',
     components: template.components ?? [],
     language: template.language,
     status: template.status,
     category: template.category,
-    rejected_reason: template.status === 'REJECTED' ? 'INVALID_FORMAT' : 'NONE',
+    rejected_reason: template.status === 'REJECTED' ? template.rejectedReason ?? 'INVALID_FORMAT' : 'NONE',
     quality_score: { score: 'UNKNOWN' },
     id: template.id
   }

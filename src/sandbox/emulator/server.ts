@@ -9,6 +9,7 @@ import { messageTemplateRoutes } from './routes/message-templates.js'
 import { messagesRoutes } from './routes/messages.js'
 import { phoneNumberRoutes } from './routes/phone-numbers.js'
 import { subscribedAppRoutes } from './routes/subscribed-apps.js'
+import { templateManagementRoutes } from './routes/template-management.js'
 import type { RecordedRequest } from './types.js'
 
 export function buildEmulatorApp (context: EmulatorContext, logger: boolean): FastifyInstance {
@@ -50,6 +51,7 @@ export function buildEmulatorApp (context: EmulatorContext, logger: boolean): Fa
     await api.register(messagesRoutes(context))
     await api.register(phoneNumberRoutes(context))
     await api.register(messageTemplateRoutes(context))
+    await api.register(templateManagementRoutes(context))
     await api.register(subscribedAppRoutes(context))
     await api.register(mediaRoutes(context))
   }, { prefix: context.basePath })

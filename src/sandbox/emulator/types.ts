@@ -16,6 +16,9 @@ export interface EmulatedTemplate {
   status: string
   category: string
   components?: unknown[]
+  /** POSITIONAL (default) or NAMED */
+  parameterFormat?: string
+  rejectedReason?: string
 }
 
 export interface WabaAccount {
@@ -76,6 +79,8 @@ export interface EmulatorOptions {
   mediaUrlTtlMs?: number
   /** sends naming a media id the emulator never issued are refused (131053); default false: any unknown id is accepted */
   strictMediaIds?: boolean
+  /** how long a created or edited template stays PENDING before its review ends (default 2000 ms, as CONTRACT.md 20 says) */
+  templateReviewMs?: number
 }
 
 export interface RecordedRequest {

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { applyFaults } from '../apply-faults.js'
-import { authorize, authorizeWaba } from '../auth.js'
+import { accessToken, authorize, authorizeWaba } from '../auth.js'
 import type { EmulatorContext } from '../context.js'
 import { selectFields } from '../fields.js'
-import { NUMBER_LIST_FIELDS, NUMBER_NODE_FIELDS, numberNode, WABA_FIELDS, wabaNode } from '../nodes.js'
+import { NUMBER_LIST_FIELDS, NUMBER_NODE_FIELDS, numberNode, TEMPLATE_FIELDS, templateNode, WABA_FIELDS, wabaNode } from '../nodes.js'
 import { pageUrlFor, paginate, type PageQuery } from '../paging.js'
 import { mediaNode } from './media.js'
 
@@ -24,6 +24,11 @@ export function phoneNumberRoutes (context: EmulatorContext): FastifyPluginAsync
       if (context.media.get(request.params.id)) {
         if (await applyFaults(context.faults, request, reply, {})) return reply
         return mediaNode(context, request)
+      }
+      const template = context.accounts.template(request.params.id)
+      if (template && accessToken(request) === template.waba.account.accessToken) {
+        if (await applyFaults(context.faults, request, reply, {})) return reply
+        return selectFields(templateNode(template.template), request.query.fields, TEMPLATE_FIELDS, 'WhatsAppBusinessHSM')
       }
       const { waba, number } = authorize(context, request)
       if (await applyFaults(context.faults, request, reply, { phoneNumberId: number?.id })) return reply

@@ -74,3 +74,4 @@ export const templateNotFound = (name: string) => new AppError(422, 'template_no
 export const templateNotApproved = (name: string, language: string, status: string) => new AppError(422, 'template_not_approved',
   `template ${name} in ${language} is ${status}, not APPROVED, and cannot be sent; nothing was sent`, { field: 'template' })
 export const templateParameters = (message: string) => new AppError(422, 'template_parameters', message, { field: 'components' })
+export const tooOld = () => new AppError(422, 'too_old', 'The message was received more than 30 days ago: the upstream no longer takes a read mark for it')

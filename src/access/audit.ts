@@ -7,7 +7,8 @@ import { appendAuditRow, type AuditRow } from '../store/audit-log.js'
 export const AUDIT_ACTIONS = [
   'key.created', 'key.revoked', 'workspace.plan_changed', 'connection.connected', 'connection.disconnected',
   'webhook_endpoint.added', 'webhook_endpoint.removed', 'suppression.added', 'suppression.removed',
-  'campaign.created', 'campaign.paused', 'campaign.resumed', 'campaign.cancelled', 'user.signed_in'
+  'campaign.created', 'campaign.paused', 'campaign.resumed', 'campaign.cancelled', 'user.signed_in',
+  'workspace.settings_changed'
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 

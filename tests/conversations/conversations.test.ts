@@ -61,8 +61,8 @@ describe('conversations (CONTRACT.md 19)', () => {
     const event = await waitFor(async () => receiver.events().find(entry => entry.data.id === reply.id), { what: 'message.received of the reply' })
     expect(event.data.reply_to).toEqual(reply.reply_to)
 
-    const template = await send(ctx.gateway, { to: from, template: 'order_confirmation', language: 'en_US', components: [{ type: 'body', parameters: [{ type: 'text', text: 'A-42' }] }] }, { authorization: ctx.workspace.authorization })
-    expect(template.json()).toMatchObject({ ok: true })
+    const template = await send(ctx.gateway, { to: from, type: 'template', template: 'order_confirmation', language: 'en_US', components: [{ type: 'body', parameters: [{ type: 'text', text: 'A-42' }] }] }, { authorization: ctx.workspace.authorization })
+    expect(template.statusCode).toBe(200)
     const button = await inject(from, { replyTo: template.json().wamid, type: 'button', payload: { payload: 'ok', text: 'Looks good' } })
     expect(button.text).toBe('Looks good')
     expect(button.reply_to).toMatchObject({ direction: 'outbound', type: 'template', text: 'Your order A-42 is confirmed. Thank you for shopping with us!' })

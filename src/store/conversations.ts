@@ -67,6 +67,13 @@ export function conversationStore (db: Database) {
       return { items: items.slice(0, limit), more: items.length > limit }
     },
 
+    /** The upstream bodies of these records (the dashboard shows what was sent; the API never does). */
+    async payloadsOf (workspaceId: string, ids: string[]): Promise<Map<string, { type: string, payload: unknown }>> {
+      if (ids.length === 0) return new Map()
+      const rows = await db.select({ id: messages.id, type: messages.type, payload: messages.payload }).from(messages).where(and(eq(messages.workspaceId, workspaceId), inArray(messages.id, ids)))
+      return new Map(rows.map(row => [row.id, row]))
+    },
+
     /** Whether a message was written to the person from the number since then (a typing indicator's reply: CONTRACT.md 19). */
     async answeredSince (workspaceId: string, phoneNumberId: string, person: string, since: Date): Promise<boolean> {
       const rows = await db.select({ id: messages.id }).from(messages).where(and(eq(messages.workspaceId, workspaceId), eq(messages.phoneNumberId, phoneNumberId),

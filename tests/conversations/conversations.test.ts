@@ -86,7 +86,7 @@ describe('conversations (CONTRACT.md 19)', () => {
     expect(event.data).toEqual({ inbound: { ...message, reply_to: expect.objectContaining({ id: flow.id }) }, flow_token: 'tok-1', response: { flow_token: 'tok-1', party: 4 } })
     const raw = await ctx.gateway.emulator.injectFlowCompletion({ phoneNumberId: NUMBER, from, replyTo: flow.wamid, response: 'not json' })
     await inbound(raw.wamid)
-    const second = await waitFor(async () => receiver.events().find(entry => entry.type === 'flow.completed' && entry.data.inbound.wamid === raw.wamid), { what: 'the raw flow.completed' })
+    const second = await waitFor(async () => receiver.events().find(entry => entry.type === 'flow.completed' && (entry.data.inbound as Body).wamid === raw.wamid), { what: 'the raw flow.completed' })
     expect(second.data).toMatchObject({ flow_token: null, response: 'not json' })
     expect(receiver.events().filter(entry => entry.type === 'flow.completed')).toHaveLength(2)
     await receiver.close()

@@ -220,7 +220,8 @@ describe.skipIf(!chromiumAvailable)('every dashboard page in Chromium at 390 and
       '/dashboard/messages/:id': [ids.failed, ids.queued, ids.delivered].map(id => `/dashboard/messages/${id}`),
       '/dashboard/webhooks/deliveries/:id': [`/dashboard/webhooks/deliveries/${ids.delivery}`],
       '/dashboard/campaigns/:id': [`/dashboard/campaigns/${ids.campaign}`],
-      '/dashboard/campaigns/uploads/:id': [`/dashboard/campaigns/uploads/${ids.upload}`]
+      '/dashboard/campaigns/uploads/:id': [`/dashboard/campaigns/uploads/${ids.upload}`],
+      '/dashboard/conversations/:number/:person': [`/dashboard/conversations/${firstNumber.id}/${TO.delivered}`]
     }
     // GET routes under /dashboard that answer no page: files and the live pages' JSON
     const notPages = ['/dashboard/assets/:name', '/dashboard/inbound/media/:id', '/dashboard/messages/:id/status', '/dashboard/campaigns/:id/status']

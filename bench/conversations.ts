@@ -16,7 +16,7 @@ const READS = Number(process.env.BENCH_CONVERSATION_READS ?? 300)
 const SEND_MS = Number(process.env.BENCH_SEND_MS ?? 2000)
 const ROUNDS = 4
 const NUMBER = '106540352242922'
-const person = (n: string) => `'1555' || lpad((${n})::text, 7, '0')`
+const person = (n: string) => `'1444' || lpad((${n})::text, 7, '0')`
 
 /** The messages, through the triggers that keep the conversations' rows (one statement each way). */
 async function seed (sql: postgres.Sql, workspaceId: string): Promise<void> {
@@ -59,7 +59,7 @@ async function sends (url: string, authorization: string, concurrency: number, f
         method: 'POST',
         path: '/api/messages.php',
         headers: { authorization, 'content-type': 'application/json' },
-        body: JSON.stringify({ to: `1555${String((first + index) % CONVERSATIONS).padStart(7, '0')}`, body: 'Hello from the benchmark' })
+        body: JSON.stringify({ to: `1444${String((first + index) % CONVERSATIONS).padStart(7, '0')}`, body: 'Hello from the benchmark' })
       })
       await response.body.dump()
       if (response.statusCode !== 200) throw new Error(`POST answered ${response.statusCode}`)

@@ -243,7 +243,8 @@ describe.skipIf(!chromiumAvailable)('every dashboard page in Chromium at 390 and
     for (const path of paths) {
       for (const width of WIDTHS) await checkLayout(path, width)
     }
-  })
+    // two widths of every page (the conversations' among them): more than the default 90 s on a loaded machine
+  }, 180_000)
   it('a failed message: its history ends in failed with the error said once, and no price is promised', async () => {
     await page.setViewportSize({ width: 1280, height: 860 })
     await page.goto(url(`/dashboard/messages/${ids.failed}`))

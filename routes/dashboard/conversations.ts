@@ -6,6 +6,8 @@ import { page, sendHtml } from '../../src/dashboard/page.js'
 import { sendFromDashboard } from '../../src/dashboard/send.js'
 import { conversationHref, conversationsContent, threadContent } from '../../src/dashboard/views/conversations.js'
 import { notFound } from '../../src/errors.js'
+import { actors, audit } from '../../src/access/audit.js'
+import { READ_RECEIPTS } from '../../db/schema.js'
 
 const ParamsSchema = Type.Object({ number: Type.String({ maxLength: 64 }), person: Type.String({ maxLength: 160 }) })
 const ReplyFormSchema = Type.Object({
@@ -14,6 +16,7 @@ const ReplyFormSchema = Type.Object({
   template: Type.Optional(Type.String({ maxLength: 600 })),
   variables: Type.Optional(Type.String({ maxLength: 8192 }))
 })
+const SettingsFormSchema = Type.Object({ _csrf: Type.Optional(Type.String()), read_receipts: Type.Union(READ_RECEIPTS.map(policy => Type.Literal(policy))) })
 const THREAD_PAGE = 50
 
 /** /dashboard/conversations (CONTRACT.md 19): the conversations, a thread with its service window, read marks and a reply box. */
@@ -25,7 +28,15 @@ const conversations: FastifyPluginAsyncTypebox = async function (app) {
   app.get('/conversations', { config: { dashboard: 'page' } }, async function listConversations (request, reply) {
     const workspaceId = request.account.workspace.id
     const [{ rows }, numbers] = await Promise.all([app.conversations.list(workspaceId, { limit: 100 }), numbersOf(workspaceId)])
-    return sendHtml(reply, page(request, { title: 'Conversations', active: 'conversations' }, conversationsContent({ conversations: rows, numbers, now: new Date() })))
+    const content = conversationsContent({ conversations: rows, numbers, now: new Date(), readReceipts: request.account.workspace.readReceipts, csrfToken: request.account.session.csrfToken })
+    return sendHtml(reply, page(request, { title: 'Conversations', active: 'conversations' }, content))
+  })
+
+  // the workspace's read-receipt policy (CONTRACT.md 19), audited as the CLI's change is
+  app.post('/conversations/settings', { config: { dashboard: 'page' }, schema: { body: SettingsFormSchema } }, async function saveReadReceipts (request, reply) {
+    await app.workspaces.setReadReceipts(request.account.workspace.id, request.body.read_receipts,
+      audit.of(actors.account(request), 'workspace.settings_changed', changed => ({ workspaceId: changed.id, target: { kind: 'workspace', id: changed.id } })))
+    return await reply.redirect('/dashboard/conversations', 303)
   })
 
   app.get('/conversations/:number/:person', { config: { dashboard: 'page' }, schema: { params: ParamsSchema } }, async function showConversation (request, reply) {

@@ -63,6 +63,18 @@ describe.skipIf(!chromiumAvailable)('dashboard: a conversation in a real browser
     })
   }
 
+  it('sets the workspace\'s read-receipt policy from the conversations page, audited', async () => {
+    await page.goto(`${ctx.gateway.url}/dashboard/conversations`)
+    await page.getByLabel('Mark messages read').selectOption('on_reply')
+    await page.locator('[data-read-receipts]').getByRole('button', { name: 'Save' }).click()
+    await page.waitForURL('**/dashboard/conversations')
+    expect((await ctx.gateway.app.workspaces.get(ctx.workspace.workspaceId))?.readReceipts).toBe('on_reply')
+    expect(await page.getByLabel('Mark messages read').inputValue()).toBe('on_reply')
+    const entries = await ctx.gateway.app.auditLog.page(ctx.workspace.workspaceId, { limit: 5 })
+    expect(entries.map(entry => entry.action)).toContain('workspace.settings_changed')
+    await ctx.gateway.app.workspaces.setReadReceipts(ctx.workspace.workspaceId, 'manual')
+  })
+
   it('offers a template, not free-form text, once the service window has closed', async () => {
     await ctx.gateway.app.database.db.execute(sql`update conversations set last_inbound_at = now() - interval '25 hours' where person = ${FROM}`)
     await page.goto(`${ctx.gateway.url}/dashboard/conversations/${NUMBER}/${FROM}`)

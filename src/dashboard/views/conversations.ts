@@ -9,9 +9,20 @@ import { badge, csrfField, empty, recipientLabel, time } from '../parts.js'
 export const conversationHref = (phoneNumberId: string, person: string) => `/dashboard/conversations/${encodeURIComponent(phoneNumberId)}/${encodeURIComponent(person)}`
 
 /** The list: one row per (person, number), most recently active first. */
-export function conversationsContent (view: { conversations: Conversation[], numbers: ReadonlyMap<string, string>, now: Date }): SafeHtml {
+export function conversationsContent (view: { conversations: Conversation[], numbers: ReadonlyMap<string, string>, now: Date, readReceipts: string, csrfToken: string }): SafeHtml {
+  const choices = [['manual', 'Only when you mark them'], ['on_receipt', 'As soon as they arrive'], ['on_reply', 'When you reply']] as const
   return html`
 <p class="page-intro">Everyone who wrote to your numbers or was sent a message, most recently active first. Open one to read the thread and reply.</p>
+<section class="card">
+  <form class="form" method="post" action="/dashboard/conversations/settings" data-read-receipts>
+    ${csrfField(view.csrfToken)}
+    <div class="field">
+      <label for="field-read_receipts">Mark messages read</label>
+      <select id="field-read_receipts" name="read_receipts">${choices.map(([value, label]) => html`<option value="${value}"${view.readReceipts === value ? html` selected` : ''}>${label}</option>`)}</select>
+    </div>
+    <div class="actions"><button type="submit" class="secondary">Save</button></div>
+  </form>
+</section>
 <section class="card">
   ${view.conversations.length === 0 ? empty('No conversations yet.') : html`<div class="table-wrap"><table>
     <thead><tr><th>Person</th><th>Number</th><th>Last activity</th><th>Unread</th><th>Service window</th></tr></thead>

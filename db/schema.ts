@@ -13,10 +13,16 @@ const updatedAt = () => timestamp('updated_at', { withTimezone: true }).notNull(
 export const PLANS = ['free', 'starter', 'growth', 'scale'] as const
 export type Plan = typeof PLANS[number]
 
+/** A workspace's read-receipt policy (CONTRACT.md 19): by API call only, each message as it arrives, or the person's latest when they are answered. */
+export const READ_RECEIPTS = ['manual', 'on_receipt', 'on_reply'] as const
+export type ReadReceipts = typeof READ_RECEIPTS[number]
+
 export const workspaces = pgTable('workspaces', {
   id: id(),
   name: text('name').notNull(),
   plan: text('plan').$type<Plan>().notNull(),
+  /** when inbound messages are marked read upstream (CONTRACT.md 19) */
+  readReceipts: text('read_receipts').$type<ReadReceipts>().notNull().default('manual'),
   createdAt: createdAt(),
   updatedAt: updatedAt()
 })
@@ -153,6 +159,7 @@ export const messages = pgTable('messages', {
   index('messages_workspace_created').on(table.workspaceId, table.createdAt, table.id),
   index('messages_workspace_status_created').on(table.workspaceId, table.status, table.createdAt, table.id),
   index('messages_workspace_recipient_created').on(table.workspaceId, table.recipient, table.createdAt, table.id),
+  index('messages_workspace_number_recipient_created').on(table.workspaceId, table.phoneNumberId, table.recipient, table.createdAt, table.id),
   index('messages_workspace_client_reference_created').on(table.workspaceId, table.clientReference, table.createdAt, table.id).where(sql`client_reference is not null`),
   index('messages_pending_dispatcher').on(table.dispatcherId).where(sql`status in ('pending', 'sending')`),
   index('messages_queued').on(table.workspaceId, table.phoneNumberId, table.createdAt).where(sql`status = 'queued'`),
@@ -193,13 +200,41 @@ export const inboundMessages = pgTable('inbound_messages', {
   type: text('type').notNull(),
   payload: jsonb('payload').notNull(),
   receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
+  /** marked read upstream (CONTRACT.md 19), by this message's mark or a later one's */
+  readAt: timestamp('read_at', { withTimezone: true }),
   createdAt: createdAt()
 }, table => [
   index('inbound_messages_workspace_received').on(table.workspaceId, table.receivedAt),
+  // a thread's inbound side (CONTRACT.md 19), by number or by user id
+  index('inbound_messages_workspace_from_received').on(table.workspaceId, table.from, table.receivedAt, table.id).where(sql`"from" is not null`),
+  index('inbound_messages_workspace_user_id_received').on(table.workspaceId, table.fromUserId, table.receivedAt, table.id).where(sql`from_user_id is not null`),
+  // a person's unread messages to a number
+  index('inbound_messages_unread').on(table.workspaceId, table.phoneNumberId, sql`(coalesce("from", "from_user_id"))`, table.receivedAt).where(sql`read_at is null`),
   // the service window: has this sender written to this number lately?
   index('inbound_messages_number_from_received').on(table.phoneNumberId, table.from, table.receivedAt),
   // the same for a sender known by its business-scoped user id (CONTRACT.md 16)
   index('inbound_messages_number_from_user_id_received').on(table.phoneNumberId, table.fromUserId, table.receivedAt).where(sql`from_user_id is not null`)
+])
+
+/**
+ * One row per conversation, (workspace, number, person), kept by the triggers of migration 0024
+ * (db/functions/conversation_*.sql) in the transaction of each message written: the list of
+ * conversations (CONTRACT.md 19) reads these rows, never the messages. `person` is a phone number's
+ * digits or a business-scoped user id, as a log record's `recipient`. Holds a person's number and user id.
+ */
+export const conversations = pgTable('conversations', {
+  workspaceId: text('workspace_id').notNull(),
+  phoneNumberId: text('phone_number_id').notNull(),
+  person: text('person').notNull(),
+  to: text('to'),
+  recipientUserId: text('recipient_user_id'),
+  lastInboundAt: timestamp('last_inbound_at', { withTimezone: true }),
+  lastOutboundAt: timestamp('last_outbound_at', { withTimezone: true }),
+  lastAt: timestamp('last_at', { withTimezone: true }).notNull(),
+  unread: integer('unread').notNull().default(0)
+}, table => [
+  primaryKey({ name: 'conversations_pk', columns: [table.workspaceId, table.phoneNumberId, table.person] }),
+  index('conversations_workspace_last').on(table.workspaceId, table.lastAt, table.phoneNumberId, table.person)
 ])
 
 /**

@@ -36,6 +36,8 @@ export default fp(async function send (app) {
     withdrawals: app.withdrawals,
     dispatch: app.dispatch,
     dispatcherId: app.dispatcherId,
+    // registered after this plugin: a message sent to a person may mark their latest message read (CONTRACT.md 19)
+    sent: record => { void app.readPolicy.sent(record) },
     idempotencyTtlMs: app.config.IDEMPOTENCY_TTL_MS,
     deadlineMs: app.config.DISPATCH_DEADLINE_MS
   }))

@@ -4,6 +4,7 @@ import audiencePlugin from '../plugins/audience.js'
 import authPlugin from '../plugins/auth.js'
 import bodyParsersPlugin from '../plugins/body-parsers.js'
 import connectionsPlugin from '../plugins/connections.js'
+import conversationsPlugin from '../plugins/conversations.js'
 import csrfPlugin from '../plugins/csrf.js'
 import dbPlugin from '../plugins/db.js'
 import dispatchPlugin from '../plugins/dispatch.js'
@@ -43,6 +44,8 @@ import suppressionRoutes from '../routes/suppressions.js'
 import templateRoutes from '../routes/templates.js'
 import campaignRoutes from '../routes/campaigns.js'
 import relayRoutes from '../routes/relays.js'
+import conversationRoutes from '../routes/conversations.js'
+import inboundRoutes from '../routes/inbound.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
 import type { Runtime } from './runtime.js'
@@ -117,11 +120,13 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
       await recordInboundMedia(tx, applied.inbound, { mirror: config.MEDIA_MIRROR === 'on' })
       await emitIntakeEvents(tx, applied, received)
       await relayReceived(tx, received)
+      await app.readPolicy.received(tx, applied.inbound)
       await applyAudienceIntake(tx, applied, { optOutKeywords: keywords })
       await app.qualityGuard.intake(tx, applied, limits)
     }
   })
   await app.register(pacerPlugin)
+  await app.register(conversationsPlugin)
   await app.register(dispatchPlugin)
   await app.register(audiencePlugin)
   await app.register(serviceWindowPlugin)
@@ -152,6 +157,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     await api.register(campaignRoutes)
     await api.register(relayRoutes)
     await api.register(templateRoutes)
+    await api.register(inboundRoutes)
+    await api.register(conversationRoutes)
   })
   await app.register(async function dashboard (dashboard) {
     await dashboard.register(formbody)

@@ -86,3 +86,4 @@ export const templateNotEditable = (status: string) => new AppError(422, 'templa
   `A template with status ${status} cannot be edited: only APPROVED, REJECTED or PAUSED ones can`)
 export const templateEditLimit = (nextEditAt: Date) => new AppError(422, 'template_edit_limit',
   `An approved template may be edited once in 24 hours and 10 times in 30 days: the next edit is possible from ${nextEditAt.toISOString()}`, { at: { next_edit_at: nextEditAt.toISOString() } })
+export const tooOld = () => new AppError(422, 'too_old', 'The message was received more than 30 days ago: the upstream no longer takes a read mark for it')

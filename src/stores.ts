@@ -5,6 +5,7 @@ import { campaignUploadStore } from './store/campaign-uploads.js'
 import { campaignMessage } from './campaigns/payload.js'
 import { campaignStore } from './store/campaigns.js'
 import { connectionStore } from './store/connections.js'
+import { conversationStore } from './store/conversations.js'
 import { idempotencyKeyStore } from './store/idempotency-keys.js'
 import { inboundStore } from './store/inbound.js'
 import { messageReads } from './store/message-reads.js'
@@ -51,6 +52,7 @@ export function createStores (db: Database) {
     messages: messageStore(db, outbox),
     idempotencyKeys: idempotencyKeyStore(db),
     inbound: inboundStore(db),
+    conversations: conversationStore(db),
     keptAside: keptAsideStore(db),
     media: mediaStore(db),
     users: userStore(db),

@@ -7,6 +7,7 @@ import audit from './audit.js'
 import campaigns from './campaigns.js'
 import compose from './compose.js'
 import connection from './connection.js'
+import conversations from './conversations.js'
 import inbound from './inbound.js'
 import keys from './keys.js'
 import messages from './messages.js'
@@ -28,6 +29,7 @@ const dashboard: FastifyPluginAsync = async function (app) {
   await app.register(compose)
   await app.register(messages)
   await app.register(inbound)
+  await app.register(conversations)
   await app.register(templates)
   await app.register(keys)
   await app.register(webhooks)

@@ -9,7 +9,8 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.added', 'webhook_endpoint.removed', 'suppression.added', 'suppression.removed',
   'campaign.created', 'campaign.paused', 'campaign.resumed', 'campaign.cancelled', 'user.signed_in',
   'relay.added', 'relay.removed',
-  'template.created', 'template.updated', 'template.deleted'
+  'template.created', 'template.updated', 'template.deleted',
+  'workspace.settings_changed'
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 

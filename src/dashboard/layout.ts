@@ -2,7 +2,7 @@ import { assetUrl } from './assets.js'
 import { html, identifier, type SafeHtml } from './html.js'
 import { csrfField, notice, planBadge, type Notice } from './parts.js'
 
-export type NavKey = 'overview' | 'compose' | 'messages' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks' | 'relays' | 'audit' | 'suppressions' | 'usage' | 'campaigns'
+export type NavKey = 'overview' | 'compose' | 'messages' | 'conversations' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks' | 'relays' | 'audit' | 'suppressions' | 'usage' | 'campaigns'
 
 /** What every signed-in page shows around its content. */
 export interface Frame {
@@ -19,6 +19,7 @@ const NAV: [NavKey, string, string][] = [
   ['compose', 'Send a message', '/dashboard/compose'],
   ['messages', 'Messages', '/dashboard/messages'],
   ['campaigns', 'Campaigns', '/dashboard/campaigns'],
+  ['conversations', 'Conversations', '/dashboard/conversations'],
   ['inbound', 'Inbound', '/dashboard/inbound'],
   ['templates', 'Templates', '/dashboard/templates'],
   ['connection', 'Connection', '/dashboard/connection']

@@ -9,7 +9,10 @@ import type { Transaction } from '../work/runner.js'
 import { emitEvents, subscribers, type OutgoingEvent } from './outbox.js'
 import { messageEvent } from '../resources/message.js'
 import { reachedRank, REACHED_STATUSES } from '../resources/message-status.js'
-import { receivedEvent, templateEvent } from './resources.js'
+import { receivedEvents, templateEvent } from './resources.js'
+import { inboundParts } from '../conversations/replies.js'
+import type { InboundParts } from '../resources/inbound.js'
+import type { InboundMessage } from '../store/inbound.js'
 
 /**
  * What the webhook intake changed, as customer events, in the intake's own transaction: no event
@@ -23,11 +26,23 @@ export const emitIntakeEvents: OnApplied = async function emitIntakeEvents (tx, 
   const subscribed = new Set(endpoints.map(endpoint => endpoint.workspaceId))
   const moved = applied.statusChanges.filter(change => change.status !== change.previousStatus && subscribed.has(change.workspaceId))
   const byId = new Map((await recordsOf(tx, moved.map(change => change.messageId))).map(record => [record.id, record]))
+  const inbound = applied.inbound.filter(message => subscribed.has(message.workspaceId)).map(message => ({ ...message, createdAt: message.receivedAt, readAt: null }))
+  const parts = await partsOf(tx, inbound)
   await emitEvents(tx, [
     ...moved.flatMap(change => byId.has(change.messageId) ? stepsOf(change, byId.get(change.messageId)!) : []),
-    ...applied.inbound.map(message => receivedEvent({ ...message, createdAt: message.receivedAt })),
+    ...inbound.flatMap(message => receivedEvents(message, parts.get(message.id)!)),
     ...applied.templates.map(templateEvent)
   ], endpoints)
+}
+
+/** Each message's text, file and reply_to, resolved per workspace (CONTRACT.md 19). */
+async function partsOf (tx: Transaction, inbound: InboundMessage[]): Promise<Map<string, InboundParts>> {
+  const parts = new Map<string, InboundParts>()
+  for (const workspaceId of new Set(inbound.map(message => message.workspaceId))) {
+    const messages = inbound.filter(message => message.workspaceId === workspaceId)
+    for (const [id, part] of await inboundParts(tx, workspaceId, messages)) parts.set(id, part)
+  }
+  return parts
 }
 
 /** The records by primary key (a batch can name more than a statement's 65,535 parameters). */

@@ -29,7 +29,7 @@ const ErrorSchema = Type.Union([Type.Object({
   message: Nullable(Type.String())
 }), Type.Null()])
 
-const messageFields = {
+export const messageFields = {
   id: Type.String(),
   wamid: Nullable(Type.String()),
   to: Nullable(Type.String({ description: 'The phone number (digits); null for a message sent to a business-scoped user id.' })),

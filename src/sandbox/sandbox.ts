@@ -11,6 +11,7 @@ import { defaultAccount, MAGIC_RECIPIENTS, startEmulator } from './emulator/inde
 import { readSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.js'
 import { printBanner } from './banner.js'
 import { campaignLine, demoCampaign } from './demo-campaign.js'
+import { conversationLine, demoConversation } from './demo-conversation.js'
 import { demoMedia, mediaLine } from './demo-media.js'
 import { startDemoReceiver } from './demo-receiver.js'
 
@@ -62,6 +63,8 @@ export async function runSandbox (env: Record<string, string | undefined>, runti
   // after the banner, so that it does not hold the start: its line follows
   demoMedia(app, emulator, connection.phone_numbers[0].phone_number_id, state.apiKeySecret!)
     .then(media => { console.log(mediaLine(media)) }, (error: unknown) => { console.log(`[media] the media demo failed: ${(error as Error).message}`) })
+  demoConversation(app, emulator, connection.phone_numbers[0].phone_number_id, state.apiKeySecret!)
+    .then(demo => { console.log(conversationLine(demo)) }, (error: unknown) => { console.log(`[conversation] the conversation demo failed: ${(error as Error).message}`) })
   demoCampaign(app, state.workspaceId, state.apiKeySecret!)
     .then(id => { console.log(campaignLine(id)) }, (error: unknown) => { console.log(`[campaign] the demo campaign failed: ${(error as Error).message}`) })
 }

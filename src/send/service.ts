@@ -53,6 +53,8 @@ export interface SendDeps extends QuestionDeps {
   withdrawals: Pick<Withdrawals, 'createOrWithdraw'>
   dispatch: Dispatch
   dispatcherId: string
+  /** a record reached the upstream (the read-receipt policy: CONTRACT.md 19); must not throw */
+  sent?(record: MessageRecord): void
   idempotencyTtlMs: number
   deadlineMs: number
 }
@@ -122,7 +124,9 @@ export function createSendService (deps: SendDeps) {
 
   /** Dispatch holding the reservation: released when nothing went out, kept otherwise. */
   async function dispatch (record: MessageRecord, reservation: Reservation | undefined, options: Omit<DispatchOptions, 'reservation'>): Promise<{ wamid: string }> {
-    return await deps.dispatch(record, { ...options, reservation })
+    const sent = await deps.dispatch(record, { ...options, reservation })
+    deps.sent?.(record)
+    return sent
   }
 
   return {

@@ -1,4 +1,4 @@
-import { desc, eq, sql } from 'drizzle-orm'
+import { and, desc, eq, gte, isNull, lte, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { inboundMessages } from '../../db/schema.js'
 import { anyOf } from './any-of.js'
@@ -49,8 +49,71 @@ export async function insertInbound (tx: Executor, messages: Array<InboundEvent 
   return rows.flatMap((row, index) => stored.has(row.id) ? [{ ...messages[index], id: row.id }] : [])
 }
 
+/** GET /api/inbound.php's list filters (CONTRACT.md 19); `after`: the previous page's last message. */
+export interface InboundFilters {
+  from?: string
+  recipient?: string
+  phoneNumberId?: string
+  type?: string
+  since?: Date
+  limit: number
+  after?: Keyset
+}
+
+/** A row's place in a newest-first list: its time as UTC text with microseconds (sorts as it reads), then its id. */
+export interface Keyset { at: string, id: string }
+
+/** A time column as sortable UTC text with the database's microseconds (a Date would drop them). */
+export const keysetTime = (column: AnyColumn) => sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+
+/** The person of an inbound message: its sender's number, else its business-scoped user id (a conversation's `person`). */
+export const personOf = (message: Pick<InboundMessage, 'from' | 'fromUserId'>): string => message.from ?? message.fromUserId ?? ''
+
+export type InboundPageRow = InboundMessage & { at: string }
+
 export function inboundStore (db: Database) {
+  const byPerson = (person: string) => sql`coalesce(${inboundMessages.from}, ${inboundMessages.fromUserId}) = ${person}`
   return {
+    async find (workspaceId: string, by: { id?: string, wamid?: string }): Promise<InboundMessage | undefined> {
+      const match = by.id !== undefined ? eq(inboundMessages.id, by.id) : eq(inboundMessages.wamid, by.wamid ?? '')
+      const [row] = await db.select().from(inboundMessages).where(and(match, eq(inboundMessages.workspaceId, workspaceId)))
+      return row
+    },
+
+    /** Newest first by (received_at, id), each page strictly after the previous one's last message. */
+    async page (workspaceId: string, filters: InboundFilters): Promise<{ rows: InboundPageRow[], more: boolean }> {
+      const conditions: SQL[] = [eq(inboundMessages.workspaceId, workspaceId)]
+      if (filters.from !== undefined) conditions.push(eq(inboundMessages.from, filters.from))
+      if (filters.recipient !== undefined) conditions.push(eq(inboundMessages.fromUserId, filters.recipient))
+      if (filters.phoneNumberId !== undefined) conditions.push(eq(inboundMessages.phoneNumberId, filters.phoneNumberId))
+      if (filters.type !== undefined) conditions.push(eq(inboundMessages.type, filters.type))
+      if (filters.since !== undefined) conditions.push(gte(inboundMessages.receivedAt, filters.since))
+      if (filters.after) conditions.push(sql`(${inboundMessages.receivedAt}, ${inboundMessages.id}) < (${filters.after.at}::timestamptz, ${filters.after.id})`)
+      const rows = await db.select({ message: inboundMessages, at: keysetTime(inboundMessages.receivedAt) }).from(inboundMessages).where(and(...conditions))
+        .orderBy(desc(inboundMessages.receivedAt), desc(inboundMessages.id)).limit(filters.limit + 1)
+      return { rows: rows.slice(0, filters.limit).map(row => ({ ...row.message, at: row.at })), more: rows.length > filters.limit }
+    },
+
+    /**
+     * Marks the message read and, as a phone does, the same person's earlier unread messages to that
+     * number; the message's read_at (an earlier one's when it was read already).
+     */
+    async markRead (message: InboundMessage, at: Date): Promise<Date> {
+      await db.update(inboundMessages).set({ readAt: at }).where(and(eq(inboundMessages.workspaceId, message.workspaceId),
+        eq(inboundMessages.phoneNumberId, message.phoneNumberId), byPerson(personOf(message)), isNull(inboundMessages.readAt),
+        lte(inboundMessages.receivedAt, message.receivedAt)))
+      const [row] = await db.select({ readAt: inboundMessages.readAt }).from(inboundMessages).where(eq(inboundMessages.id, message.id))
+      return row?.readAt ?? at
+    },
+
+    /** The person's latest unread message to the number, if any (on_reply: CONTRACT.md 19). */
+    async latestUnread (workspaceId: string, phoneNumberId: string, person: string): Promise<InboundMessage | undefined> {
+      const [row] = await db.select().from(inboundMessages).where(and(eq(inboundMessages.workspaceId, workspaceId),
+        eq(inboundMessages.phoneNumberId, phoneNumberId), byPerson(person), isNull(inboundMessages.readAt)))
+        .orderBy(desc(inboundMessages.receivedAt)).limit(1)
+      return row
+    },
+
     /** Stores an inbound message once per wamid (the upstream delivers at least once); false for a repeat. */
     async insert (message: Omit<typeof inboundMessages.$inferInsert, 'id' | 'createdAt'>): Promise<boolean> {
       const rows = await db.insert(inboundMessages).values({ id: newId('in'), ...message }).onConflictDoNothing().returning({ id: inboundMessages.id })

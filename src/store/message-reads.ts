@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js'
 import { messages, type MessageRecord, type MessageStatus } from '../../db/schema.js'
 
 // every column but the payload: a read never returns the message's content
-const COLUMNS = {
+export const MESSAGE_COLUMNS = {
   id: messages.id,
   wamid: messages.wamid,
   recipient: messages.recipient,
@@ -25,7 +25,7 @@ const COLUMNS = {
   pricing: messages.pricing
 }
 
-export type MessageRow = Pick<MessageRecord, keyof typeof COLUMNS>
+export type MessageRow = Pick<MessageRecord, keyof typeof MESSAGE_COLUMNS>
 
 export interface MessageFilters {
   /** `held`: queued and held for a reason (CONTRACT.md 14); `queued`: queued and not held */
@@ -46,7 +46,7 @@ export function messageReads (db: Database) {
   return {
     async find (workspaceId: string, by: { id?: string, wamid?: string }): Promise<MessageRow | undefined> {
       const match = by.id !== undefined ? eq(messages.id, by.id) : eq(messages.wamid, by.wamid ?? '')
-      const [row] = await db.select(COLUMNS).from(messages).where(and(match, eq(messages.workspaceId, workspaceId)))
+      const [row] = await db.select(MESSAGE_COLUMNS).from(messages).where(and(match, eq(messages.workspaceId, workspaceId)))
       return row
     },
 
@@ -72,7 +72,7 @@ export function messageReads (db: Database) {
         if (!anchor) return undefined
         conditions.push(sql`(${messages.createdAt}, ${messages.id}) < (${anchor.at}::timestamptz, ${filters.after})`)
       }
-      const rows = await db.select(COLUMNS).from(messages).where(and(...conditions))
+      const rows = await db.select(MESSAGE_COLUMNS).from(messages).where(and(...conditions))
         .orderBy(desc(messages.createdAt), desc(messages.id)).limit(filters.limit + 1)
       return { rows: rows.slice(0, filters.limit), more: rows.length > filters.limit }
     }

@@ -1,6 +1,6 @@
 import { and, eq, ne } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
-import { workspaces, type Plan } from '../../db/schema.js'
+import { workspaces, type Plan, type ReadReceipts } from '../../db/schema.js'
 import { changeWith, type AlsoInTransaction } from './also.js'
 import { newId } from './ids.js'
 import type { ReadCache } from './read-cache.js'
@@ -27,6 +27,13 @@ export function workspaceStore (db: Database, cache: ReadCache) {
       // The plan is cached with each of the workspace's keys.
       await cache.changed()
       return changed
+    },
+
+    /** The workspace with its new read-receipt policy (CONTRACT.md 19); `also` runs only when it changes. */
+    async setReadReceipts (id: string, readReceipts: ReadReceipts, also?: AlsoInTransaction<Workspace>): Promise<Workspace | undefined> {
+      const changed = await changeWith(db, async on => (await on.update(workspaces).set({ readReceipts, updatedAt: new Date() })
+        .where(and(eq(workspaces.id, id), ne(workspaces.readReceipts, readReceipts))).returning())[0], also)
+      return changed ?? await this.get(id)
     }
   }
 }

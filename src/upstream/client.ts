@@ -53,6 +53,14 @@ export function createUpstreamClient (options: UpstreamClientOptions) {
       throw rejection(raw.statusCode, parseJson(raw.body), raw.retryAfter)
     },
 
+    /** A read receipt, with the typing indicator when asked (upstream-facts.md 8.6): `{success: true}`. */
+    async markRead (phoneNumberId: string, token: string, wamid: string, typing: boolean): Promise<void> {
+      const url = new URL(at(`${encodeURIComponent(phoneNumberId)}/messages`))
+      const body = { messaging_product: 'whatsapp', status: 'read', message_id: wamid, ...(typing && { typing_indicator: { type: 'text' } }) }
+      const raw = await transport.post(url, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify(body))
+      if (raw.statusCode < 200 || raw.statusCode >= 300) throw rejection(raw.statusCode, parseJson(raw.body), raw.retryAfter)
+    },
+
     async listPhoneNumbers (wabaId: string, token: string): Promise<UpstreamPhoneNumber[]> {
       const answer = await call('GET', at(`${encodeURIComponent(wabaId)}/phone_numbers?fields=${PHONE_NUMBER_FIELDS}`), token) as { data?: UpstreamPhoneNumber[] }
       return answer.data ?? []

@@ -221,7 +221,8 @@ describe.skipIf(!chromiumAvailable)('every dashboard page in Chromium at 390 and
       '/dashboard/webhooks/deliveries/:id': [`/dashboard/webhooks/deliveries/${ids.delivery}`],
       '/dashboard/campaigns/:id': [`/dashboard/campaigns/${ids.campaign}`],
       '/dashboard/campaigns/uploads/:id': [`/dashboard/campaigns/uploads/${ids.upload}`],
-      '/dashboard/templates/:id/edit': [`/dashboard/templates/${account.templates[1].id}/edit`]
+      '/dashboard/templates/:id/edit': [`/dashboard/templates/${account.templates[1].id}/edit`],
+      '/dashboard/conversations/:number/:person': [`/dashboard/conversations/${firstNumber.id}/${TO.delivered}`]
     }
     // GET routes under /dashboard that answer no page: files and the live pages' JSON
     const notPages = ['/dashboard/assets/:name', '/dashboard/inbound/media/:id', '/dashboard/messages/:id/status', '/dashboard/campaigns/:id/status']
@@ -243,7 +244,7 @@ describe.skipIf(!chromiumAvailable)('every dashboard page in Chromium at 390 and
     for (const path of paths) {
       for (const width of WIDTHS) await checkLayout(path, width)
     }
-  }, 240_000) // 16 pages at two widths: on a loaded machine well over the default 90 s
+  }, 300_000) // every page at two widths (templates' and conversations' among them): on a loaded machine well over the default 90 s
   it('a failed message: its history ends in failed with the error said once, and no price is promised', async () => {
     await page.setViewportSize({ width: 1280, height: 860 })
     await page.goto(url(`/dashboard/messages/${ids.failed}`))

@@ -36,6 +36,9 @@ function expected (example: string): Record<string, unknown> {
   if (example.includes('/api/usage.php')) return { ok: true, rows: expect.any(Array) }
   if (example.includes('/api/campaigns.php')) return { ok: true, campaign: expect.objectContaining({ id: expect.stringMatching(/^cmp_/), counts: expect.objectContaining({ total: 2 }) }) }
   if (example.includes('/api/media.php')) return { ok: true, media_id: expect.stringMatching(/^\d+$/), type: 'image', mime_type: 'image/png' }
+  if (example.includes('/api/inbound.php')) return { ok: true, messages: expect.any(Array) }
+  if (example.includes('/api/conversations.php?to=')) return { ok: true, messages: expect.arrayContaining([expect.objectContaining({ direction: 'outbound' })]) }
+  if (example.includes('/api/conversations.php')) return { ok: true, conversations: expect.arrayContaining([expect.objectContaining({ phone_number_id: expect.any(String) })]) }
   if (example.includes('Prefer: respond-async')) return { ok: true, status: 'queued', id: expect.stringMatching(/^msg_/) }
   if (example.includes('?id=')) return { ok: true, message: expect.objectContaining({ id: expect.stringMatching(/^msg_/), history: expect.any(Array) }) }
   if (example.includes('?client_reference=')) return { ok: true, messages: expect.arrayContaining([expect.objectContaining({ client_reference: expect.any(String) })]) }

@@ -9,6 +9,7 @@ export const commands: Record<string, CommandEntry> = {
   migrate: async () => (await import('./migrate.js')).migrate,
   'workspace create': async () => (await import('./workspace.js')).workspaceCreate,
   'workspace plan': async () => (await import('./workspace.js')).workspacePlan,
+  'workspace settings': async () => (await import('./workspace.js')).workspaceSettings,
   connect: async () => (await import('./connection.js')).connect,
   disconnect: async () => (await import('./connection.js')).disconnect,
   'templates sync': async () => (await import('./connection.js')).templatesSync,

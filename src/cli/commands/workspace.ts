@@ -1,4 +1,4 @@
-import { PLANS } from '../../../db/schema.js'
+import { PLANS, READ_RECEIPTS } from '../../../db/schema.js'
 import { actors, audit } from '../../access/audit.js'
 import type { Runtime } from '../../runtime.js'
 import { publicWorkspace } from '../../resources/workspace.js'
@@ -20,6 +20,17 @@ export const workspacePlan = defineCommand({
   async run ({ workspace, plan }, runtime) {
     const updated = await runtime.stores.workspaces.setPlan(workspace, plan,
       audit.of(actors.cli(), 'workspace.plan_changed', changed => ({ workspaceId: changed.id, target: { kind: 'workspace', id: changed.id } })))
+    if (!updated) throw workspaceNotFound(workspace)
+    return publicWorkspace(updated)
+  }
+})
+
+export const workspaceSettings = defineCommand({
+  summary: 'changes a workspace\'s settings: when inbound messages are marked read (manual, on_receipt, on_reply)',
+  flags: { workspace: text('ID'), 'read-receipts': oneOf('POLICY', READ_RECEIPTS) },
+  async run ({ workspace, 'read-receipts': readReceipts }, runtime) {
+    const updated = await runtime.stores.workspaces.setReadReceipts(workspace, readReceipts,
+      audit.of(actors.cli(), 'workspace.settings_changed', changed => ({ workspaceId: changed.id, target: { kind: 'workspace', id: changed.id } })))
     if (!updated) throw workspaceNotFound(workspace)
     return publicWorkspace(updated)
   }

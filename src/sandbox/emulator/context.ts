@@ -4,7 +4,7 @@ import { FaultStore } from './faults.js'
 import { SendLimits } from './limits.js'
 import { MediaStore } from './media-store.js'
 import { StatusOptionStore } from './status-options.js'
-import type { EmulatorOptions, EmulatorStats, RecordedRequest, SentMessage, WebhookDelivery } from './types.js'
+import type { EmulatorOptions, EmulatorStats, ReadReceipt, RecordedRequest, SentMessage, WebhookDelivery } from './types.js'
 import { WebhookSender } from './webhook-sender.js'
 
 /** Everything the routes and the programmatic API share. */
@@ -19,6 +19,10 @@ export interface EmulatorContext {
   webhooks: WebhookSender
   requests: RecordedRequest[]
   sentMessages: SentMessage[]
+  /** read receipts and typing indicators accepted (upstream-facts.md 8.6) */
+  readReceipts: ReadReceipt[]
+  /** the wamids of the messages customers sent, by the number they were sent to: what a read receipt may name */
+  inboundWamids: Map<string, string>
   stats: EmulatorStats
   webhookDeliveries: WebhookDelivery[]
   /** templates under review: each ends APPROVED (or REJECTED) after templateReviewMs */
@@ -43,6 +47,8 @@ export function createContext (options: EmulatorOptions): EmulatorContext {
     webhooks: new WebhookSender(appSecret, options.webhookRetries ?? [200, 400, 800], webhookDeliveries),
     requests: [],
     sentMessages: [],
+    readReceipts: [],
+    inboundWamids: new Map(),
     stats: { accepted: {}, errors: {} },
     webhookDeliveries,
     reviews: { delayMs: options.templateReviewMs ?? 2000, timers: new Set() }
@@ -58,6 +64,8 @@ function normalizeBasePath (basePath: string): string {
 export function clearRecords (context: EmulatorContext): void {
   context.requests.length = 0
   context.sentMessages.length = 0
+  context.readReceipts.length = 0
+  context.inboundWamids.clear()
   context.webhookDeliveries.length = 0
   for (const key of Object.keys(context.stats.accepted)) delete context.stats.accepted[key]
   for (const key of Object.keys(context.stats.errors)) delete context.stats.errors[Number(key)]

@@ -1,7 +1,7 @@
 import { clearRecords, createContext } from './context.js'
 import { buildEmulatorApp } from './server.js'
 import type { Emulator, EmulatorOptions } from './types.js'
-import { injectInbound, sendMessagingLimitUpdate, sendQualityUpdate, sendTemplateQualityUpdate, sendTemplateStatusUpdate, sendUserPreference, sendWebhook } from './webhook-api.js'
+import { injectFlowCompletion, injectInbound, sendMessagingLimitUpdate, sendQualityUpdate, sendTemplateQualityUpdate, sendTemplateStatusUpdate, sendUserPreference, sendWebhook } from './webhook-api.js'
 
 export async function startEmulator (options: EmulatorOptions = {}): Promise<Emulator> {
   const context = createContext(options)
@@ -12,6 +12,7 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Emu
     appSecret: context.appSecret,
     requests: context.requests,
     sentMessages: context.sentMessages,
+    readReceipts: context.readReceipts,
     stats: context.stats,
     webhookDeliveries: context.webhookDeliveries,
     addAccount: account => context.accounts.add(account),
@@ -20,6 +21,7 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Emu
     clearFaults: () => context.faults.clear(),
     setStatusOptions: (scope, statusOptions) => context.statusOptions.set(scope, statusOptions),
     injectInbound: message => injectInbound(context, message),
+    injectFlowCompletion: completion => injectFlowCompletion(context, completion),
     addMedia: (wabaId, media) => context.media.add({ wabaId, ...media }).id,
     media: id => context.media.get(id),
     expireMedia: id => { context.media.delete(id) },

@@ -16,7 +16,7 @@ export function messagesValue (number: EmulatedNumber, parts: Json): Json {
   }
 }
 
-export interface InboundParts { from?: string, fromUserId?: string, wamid: string, type: string, content: unknown, profileName: string, timestamp: number }
+export interface InboundParts { context?: { from: string, id: string }, from?: string, fromUserId?: string, wamid: string, type: string, content: unknown, profileName: string, timestamp: number }
 
 /** A customer's message; one known only by a business-scoped user id comes without any phone field (the BSUID rollout). */
 export function inboundValue (number: EmulatedNumber, inbound: InboundParts): Json {
@@ -24,7 +24,7 @@ export function inboundValue (number: EmulatedNumber, inbound: InboundParts): Js
   const sender = { ...(inbound.from !== undefined && { from: inbound.from }), ...(inbound.fromUserId !== undefined && { from_user_id: inbound.fromUserId }) }
   return messagesValue(number, {
     contacts: [{ profile: { name: inbound.profileName }, ...contact }],
-    messages: [{ ...sender, id: inbound.wamid, timestamp: String(inbound.timestamp), type: inbound.type, [inbound.type]: inbound.content }]
+    messages: [{ ...(inbound.context && { context: inbound.context }), ...sender, id: inbound.wamid, timestamp: String(inbound.timestamp), type: inbound.type, [inbound.type]: inbound.content }]
   })
 }
 

@@ -126,6 +126,23 @@ export interface InboundMessage {
   profileName?: string
   /** a media message's file (image, video, audio, document, sticker): stored upstream, its id in the webhook; default: a small generated file */
   media?: InboundMedia
+  /** a reply: the wamid it answers (context.id; context.from is the business number) */
+  replyTo?: string
+}
+
+/** A read receipt (or typing indicator) the emulator accepted. */
+export interface ReadReceipt { phoneNumberId: string, messageId: string, typing: boolean, at: number }
+
+/** A customer's completed WhatsApp Flow (upstream-facts.md 8.7): an interactive nfm_reply answering the flow message. */
+export interface FlowCompletion {
+  phoneNumberId: string
+  from?: string
+  fromUserId?: string
+  /** the wamid of the flow message sent: the reply's context.id */
+  replyTo: string
+  flowToken?: string
+  /** the terminal screen's payload; `response_json` is it with flow_token, as a string (or this string as is) */
+  response?: Record<string, unknown> | string
 }
 
 export interface InboundMedia {
@@ -162,6 +179,8 @@ export interface Emulator {
   appSecret: string
   requests: RecordedRequest[]
   sentMessages: SentMessage[]
+  /** every read receipt and typing indicator accepted, in order */
+  readReceipts: ReadReceipt[]
   stats: EmulatorStats
   webhookDeliveries: WebhookDelivery[]
   addAccount (account: WabaAccount): void
@@ -170,6 +189,8 @@ export interface Emulator {
   clearFaults (): void
   setStatusOptions (scope: 'global' | { recipient: string }, options: StatusOptions): void
   injectInbound (message: InboundMessage): Promise<{ wamid: string, status: DeliveryStatus, mediaId?: string }>
+  /** a customer completes a WhatsApp Flow: an interactive nfm_reply webhook replying to the flow message */
+  injectFlowCompletion (completion: FlowCompletion): Promise<{ wamid: string, status: DeliveryStatus }>
   /** stores a file as if a customer had sent it (or it had been uploaded) to the WABA; returns its media id */
   addMedia (wabaId: string, media: { bytes: Buffer, mimeType: string, filename?: string }): string
   /** the file behind a media id, while it lives */

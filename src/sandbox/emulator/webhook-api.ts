@@ -2,7 +2,7 @@ import type { EmulatorContext } from './context.js'
 import { digitsOf } from './faults.js'
 import { defaultInboundContent, envelope, inboundValue, templateStatusValue } from './notifications.js'
 import { sampleFile, type SampleKind } from '../sample-media.js'
-import type { DeliveryStatus, InboundMedia, InboundMessage, SendWebhookOptions, TemplateStatusUpdate } from './types.js'
+import type { DeliveryStatus, FlowCompletion, InboundMedia, InboundMessage, SendWebhookOptions, TemplateStatusUpdate } from './types.js'
 import { newWamid } from './wamid.js'
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker'])
@@ -14,7 +14,9 @@ export async function injectInbound (context: EmulatorContext, message: InboundM
   const type = message.type ?? (message.media ? 'image' : 'text')
   const wamid = message.wamid ?? newWamid(from ?? message.fromUserId ?? '')
   const media = message.payload === undefined && MEDIA_TYPES.has(type) ? inboundMedia(context, waba.account.wabaId, type as SampleKind, message.media) : undefined
+  context.inboundWamids.set(wamid, number.id)
   const value = inboundValue(number, {
+    context: message.replyTo === undefined ? undefined : { from: number.displayPhoneNumber.replace(/\D/g, ''), id: message.replyTo },
     from,
     fromUserId: message.fromUserId,
     wamid,
@@ -25,6 +27,20 @@ export async function injectInbound (context: EmulatorContext, message: InboundM
   })
   const status = await sendWebhook(context, waba.account.wabaId, envelope(waba.account.wabaId, 'messages', value))
   return { wamid, status, ...(media && { mediaId: media.id }) }
+}
+
+/** A completed Flow arrives as an ordinary messages webhook: interactive nfm_reply, replying to the flow message (upstream-facts.md 8.7). */
+export async function injectFlowCompletion (context: EmulatorContext, completion: FlowCompletion): Promise<{ wamid: string, status: DeliveryStatus }> {
+  const response = typeof completion.response === 'string' ? completion.response : JSON.stringify({ flow_token: completion.flowToken ?? 'unused', ...completion.response })
+  const { wamid, status } = await injectInbound(context, {
+    phoneNumberId: completion.phoneNumberId,
+    from: completion.from,
+    fromUserId: completion.fromUserId,
+    replyTo: completion.replyTo,
+    type: 'interactive',
+    payload: { type: 'nfm_reply', nfm_reply: { name: 'flow', body: 'Sent', response_json: response } }
+  })
+  return { wamid, status }
 }
 
 /** A customer's file, held upstream: the webhook carries its id, type and SHA-256 in base64 (the media node gives it in hex). */

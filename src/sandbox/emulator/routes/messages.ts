@@ -13,10 +13,7 @@ export function messagesRoutes (context: EmulatorContext): FastifyPluginAsync {
   return async function messages (app) {
     app.post<{ Params: { id: string } }>('/:id/messages', async function sendMessage (request, reply) {
       const { waba, number } = authorizeNumber(context, request)
-      if (isReadReceipt(request.body)) {
-        requireString(request.body.message_id, 'message_id')
-        return { success: true }
-      }
+      if (isReadReceipt(request.body)) return markRead(context, number.id, request.body)
       const message = validateMessage(request.body)
       checkMediaId(context, waba.account.wabaId, message.type, request.body as Json)
       if (await applyFaults(context.faults, request, reply, { phoneNumberId: number.id, recipient: message.to })) return reply
@@ -46,6 +43,21 @@ function invalidId (kind: InvalidMessageId, previous: string | undefined): unkno
     case 'control': return 'wamid.HBgL\u0000NUL'
     case 'repeat': return previous ?? ''
   }
+}
+
+/**
+ * A read receipt, or a typing indicator (which marks read too): the id must be a message a customer
+ * sent to this number, else 131009 (upstream-facts.md 8.6). Recorded for tests in `readReceipts`.
+ */
+function markRead (context: EmulatorContext, phoneNumberId: string, body: Json): { success: true } {
+  const messageId = requireString(body.message_id, 'message_id')
+  const typing = body.typing_indicator !== undefined
+  if (typing && (!isObject(body.typing_indicator) || body.typing_indicator.type !== 'text')) {
+    throw new GraphError(131009, { details: 'typing_indicator.type must be text' })
+  }
+  if (context.inboundWamids.get(messageId) !== phoneNumberId) throw new GraphError(131009, { details: 'Invalid message_id: no message with this id was received by this number' })
+  context.readReceipts.push({ phoneNumberId, messageId, typing, at: Date.now() })
+  return { success: true }
 }
 
 /** Mark-as-read and typing indicators share the send endpoint. */

@@ -74,3 +74,6 @@ export const templateNotFound = (name: string) => new AppError(422, 'template_no
 export const templateNotApproved = (name: string, language: string, status: string) => new AppError(422, 'template_not_approved',
   `template ${name} in ${language} is ${status}, not APPROVED, and cannot be sent; nothing was sent`, { field: 'template' })
 export const templateParameters = (message: string) => new AppError(422, 'template_parameters', message, { field: 'components' })
+/** MEDIA_STORE's bucket did not answer (CONTRACT.md 22): nothing was stored or served; the mirror tries again. */
+export const mediaStoreUnavailable = (cause?: unknown) => Object.assign(
+  new AppError(503, 'media_store_unavailable', 'The media store is unavailable; retry shortly', { retryAfterSeconds: 2 }), { cause })

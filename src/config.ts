@@ -74,6 +74,10 @@ export const ConfigSchema = Type.Object({
   S3_REGION: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{1,64}$' })),
   /** bucket in the path (most S3-compatible stores), not in the host name */
   S3_FORCE_PATH_STYLE: Type.Boolean({ default: false }),
+  /** the bucket's credentials; unset: the AWS SDK's usual chain (instance role, shared files) */
+  AWS_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
+  AWS_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  AWS_SESSION_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
   /** hold or refuse template sends past the WABA's messaging limit (CONTRACT.md 14) */
   MESSAGING_LIMIT_CHECK: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   /** inbound texts that opt their sender out of marketing templates, comma-separated, matched trimmed and case-insensitive; empty: none */
@@ -95,7 +99,7 @@ export const ConfigSchema = Type.Object({
 export type Config = Static<typeof ConfigSchema>
 
 // Their values never appear in an error line or a log.
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'APP_SECRET', 'WEBHOOK_VERIFY_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'REDIS_URL', 'METRICS_TOKEN'])
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'APP_SECRET', 'WEBHOOK_VERIFY_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'REDIS_URL', 'METRICS_TOKEN', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'])
 
 const EMPTY_MEANS_NONE = new Set(['OPT_OUT_KEYWORDS'])
 

@@ -13,7 +13,7 @@ const PARTS_IN_FLIGHT = 2
 
 export interface S3Settings { bucket: string, prefix: string, client: S3Client }
 
-/** The S3 settings of the configuration (CONTRACT.md 22); the credentials are the SDK's usual ones (AWS_ACCESS_KEY_ID…). */
+/** The S3 settings of the configuration (CONTRACT.md 22). */
 export function s3Settings (config: Config): S3Settings {
   if (!config.S3_BUCKET) throw new ConfigError('invalid S3_BUCKET: required with MEDIA_STORE=s3')
   const client = new S3Client({
@@ -25,6 +25,9 @@ export function s3Settings (config: Config): S3Settings {
       responseChecksumValidation: 'WHEN_REQUIRED' as const
     }),
     forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    ...(config.AWS_ACCESS_KEY_ID && config.AWS_SECRET_ACCESS_KEY && {
+      credentials: { accessKeyId: config.AWS_ACCESS_KEY_ID, secretAccessKey: config.AWS_SECRET_ACCESS_KEY, sessionToken: config.AWS_SESSION_TOKEN }
+    }),
     // a store that does not answer is said within 5 s: one retry, short connection timeouts
     maxAttempts: 2,
     requestHandler: { connectionTimeout: 2000, requestTimeout: 30_000 }
@@ -41,6 +44,7 @@ export function s3Settings (config: Config): S3Settings {
 export function s3Storage (settings: S3Settings, spoolDir: string): MediaStorage {
   const objects = s3Objects(settings)
   return {
+    storesUploads: true,
     spool: localSpools(join(spoolDir, 'tmp'), async (path, sha256) => { await objects.put(sha256, () => createReadStream(path)) }),
     stat: objects.stat,
     async open (sha256) {

@@ -19,6 +19,11 @@ export interface Spool {
  * A store that cannot be reached throws mediaStoreUnavailable (503, retried later by the mirror).
  */
 export interface MediaStorage {
+  /**
+   * Uploaded files are stored too, so that every host serves them (s3, CONTRACT.md 22); fs keeps only
+   * the mirror's, and an upload's download is fetched from the upstream, as before there was a choice.
+   */
+  readonly storesUploads: boolean
   spool(): Promise<Spool>
   /** the stored file's size, if it is stored */
   stat(sha256: string): Promise<{ size: number } | undefined>
@@ -58,6 +63,7 @@ export function fileStorage (dir: string): MediaStorage {
   }
 
   return {
+    storesUploads: false,
     spool: spools,
     stat: statOf,
     async open (sha256) {

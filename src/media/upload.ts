@@ -14,6 +14,7 @@ export interface UploadTarget { workspaceId: string, phoneNumberId: string, toke
 
 /** Streams a file to `POST /{phone-number-id}/media` as it is read (its size is within the limits by the request's length). */
 export async function uploadStream (deps: MediaDeps, target: UploadTarget, stream: CheckedStream): Promise<MediaRow> {
+  if (!deps.storage.storesUploads) return await upload(deps, target, stream.sniffed.mime, stream.filename, stream.bytes(), undefined, () => stream.checked())
   // spooled on the way up too: the file is stored (CONTRACT.md 22) once its SHA-256 is known
   const spool = await deps.storage.spool()
   try {
@@ -25,7 +26,7 @@ export async function uploadStream (deps: MediaDeps, target: UploadTarget, strea
 
 /** Uploads a spooled file, every check done: `mime` may name it as the message's kind says (an MP4 as audio). The spool is stored after. */
 export async function uploadSpooled (deps: MediaDeps, target: UploadTarget, spooled: SpooledFile, file: CheckedFile = spooled.file): Promise<MediaRow> {
-  return await upload(deps, target, file.mime, file.filename, spooled.spool.readable(), file.size, () => file, spooled.spool)
+  return await upload(deps, target, file.mime, file.filename, spooled.spool.readable(), file.size, () => file, deps.storage.storesUploads ? spooled.spool : undefined)
 }
 
 /** The bytes as they pass, written to `copy` too (its pace kept: a slow disk slows the upload, never fills memory). */
@@ -44,7 +45,7 @@ async function * copied (bytes: AsyncIterable<Buffer>, copy: Writable): AsyncGen
   }
 }
 
-async function upload (deps: MediaDeps, target: UploadTarget, mime: string, filename: string | undefined, bytes: AsyncIterable<Buffer>, size: number | undefined, checked: () => CheckedFile, spool: Spool): Promise<MediaRow> {
+async function upload (deps: MediaDeps, target: UploadTarget, mime: string, filename: string | undefined, bytes: AsyncIterable<Buffer>, size: number | undefined, checked: () => CheckedFile, keep?: Spool): Promise<MediaRow> {
   let mediaId: string
   try {
     mediaId = await deps.upstream.media.upload(target.phoneNumberId, target.token, { type: mime, filename: filename ?? `file.${extensionOf(mime)}`, bytes, size })
@@ -53,7 +54,7 @@ async function upload (deps: MediaDeps, target: UploadTarget, mime: string, file
   }
   const file = checked()
   try {
-    await spool.keep(file.sha256)
+    await keep?.keep(file.sha256)
   } catch (error) {
     // a file we could not store is not left upstream either: the client is told to try again (503)
     await deps.upstream.media.delete(mediaId, target.token).catch(() => {})
@@ -73,9 +74,9 @@ async function upload (deps: MediaDeps, target: UploadTarget, mime: string, file
     expiresAt: new Date(Date.now() + UPLOAD_LIFE_MS)
   }
   await deps.media.insert(row)
-  await deps.media.markStored(row.workspaceId, mediaId, { sha256: file.sha256, fileSize: file.size })
+  if (keep) await deps.media.markStored(row.workspaceId, mediaId, { sha256: file.sha256, fileSize: file.size })
   deps.log.info({ mediaId, kind: file.kind, size: file.size }, 'media uploaded')
-  return { ...row, storedAt: new Date(), mirrorError: null, createdAt: new Date() }
+  return { ...row, storedAt: keep ? new Date() : null, mirrorError: null, createdAt: new Date() }
 }
 
 /** A media row as the API shows it (CONTRACT.md 13): `sha256` in lowercase hex. */

@@ -70,7 +70,7 @@ export async function benchMediaS3 (): Promise<string> {
     const took = (performance.now() - started) / 1000
     const downloads = await emulator.call<{ total: number, most: number, never: number }>('downloads')
     const objects = (await s3.call<string[]>('keys')).filter(key => key.startsWith('media/')).length - objectsBefore
-    const left = (await readdir(mediaDir, { recursive: true })).length
+    const left = (await readdir(mediaDir, { recursive: true, withFileTypes: true })).filter(entry => entry.isFile()).length
     const mirror = table(['images sent', 'stored', 'objects in the bucket', 'downloads', 'most per image', 'files left in MEDIA_DIR', 'seconds', 'images/s'],
       [[...[INBOUND, mirrored.stored, objects, downloads.total, downloads.most, left].map(String), took, mirrored.stored / took]])
     return `Upload of one ${(BYTES / 1e6).toFixed(0)} MB document, best of ${ROUNDS} each, in turns (${machine()}); RSS rise: the gateway's peak during its uploads over its RSS before each.\n\n` +

@@ -22,7 +22,7 @@ export async function migrateToS3 (dir: string, settings: S3Settings): Promise<M
     const sha256 = path.slice(-64)
     if (await objects.stat(sha256)) { counts.present++; continue }
     if (await digestOf(path) !== sha256) { counts.skipped++; continue }
-    if (await objects.put(sha256, () => createReadStream(path))) counts.copied++
+    if (await objects.put(sha256, path)) counts.copied++
     else counts.present++
   }
   return counts

@@ -1,14 +1,14 @@
 import { createReadStream } from 'node:fs'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3'
-import { Upload } from '@aws-sdk/lib-storage'
+import { stat as fsStat } from 'node:fs/promises'
+import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3'
 import { ConfigError, type Config } from '../config.js'
 import { mediaStoreUnavailable } from '../errors.js'
 import { checkedDigest, localSpools, type MediaStorage } from './storage.js'
 
-// The smallest part S3 takes, two in flight: a 100 MB file holds about 10 MB of the process (CONTRACT.md 13).
-const PART_BYTES = 5 * 1024 * 1024
+// Parts are streamed from the spool file, so their size costs no memory: fewer requests for a large file.
+const PART_BYTES = 16 * 1024 * 1024
 const PARTS_IN_FLIGHT = 2
 
 export interface S3Settings { bucket: string, prefix: string, client: S3Client }
@@ -45,7 +45,7 @@ export function s3Storage (settings: S3Settings, spoolDir: string): MediaStorage
   const objects = s3Objects(settings)
   return {
     storesUploads: true,
-    spool: localSpools(join(spoolDir, 'tmp'), async (path, sha256) => { await objects.put(sha256, () => createReadStream(path)) }),
+    spool: localSpools(join(spoolDir, 'tmp'), async (path, sha256) => { await objects.put(sha256, path) }),
     stat: objects.stat,
     async open (sha256) {
       const object = await objects.call(async (Bucket, Key) => await settings.client.send(new GetObjectCommand({ Bucket, Key })), sha256)
@@ -76,23 +76,48 @@ export function s3Objects (settings: S3Settings) {
   return {
     call,
     stat,
-    /** checked bytes stored under their SHA-256 unless the bucket has them already; true if they were written */
-    async put (sha256: string, bytes: () => Readable): Promise<boolean> {
+    /** a checked file stored under its SHA-256 unless the bucket has it already; true if it was written */
+    async put (sha256: string, path: string): Promise<boolean> {
       if (await stat(sha256)) return false
-      const upload = new Upload({
-        client: settings.client,
-        params: { Bucket: settings.bucket, Key: settings.prefix + checkedDigest(sha256), Body: bytes() },
-        partSize: PART_BYTES,
-        queueSize: PARTS_IN_FLIGHT,
-        leavePartsOnError: false
-      })
       try {
-        await upload.done()
+        await putFile(settings, settings.prefix + checkedDigest(sha256), path)
       } catch (error) {
         throw mediaStoreUnavailable(error)
       }
       return true
     }
+  }
+}
+
+/**
+ * A file streamed from disk into one object: one PUT up to a part's size, else a multipart upload
+ * whose parts are read from the file as they are sent (never held in memory), two at a time.
+ */
+async function putFile ({ client, bucket: Bucket }: S3Settings, Key: string, path: string): Promise<void> {
+  const { size } = await fsStat(path)
+  if (size <= PART_BYTES) {
+    await client.send(new PutObjectCommand({ Bucket, Key, Body: createReadStream(path), ContentLength: size }))
+    return
+  }
+  const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket, Key }))
+  try {
+    const parts: Array<{ PartNumber: number, ETag?: string }> = []
+    let next = 0
+    const count = Math.ceil(size / PART_BYTES)
+    await Promise.all(Array.from({ length: PARTS_IN_FLIGHT }, async () => {
+      for (let index = next++; index < count; index = next++) {
+        const start = index * PART_BYTES
+        const length = Math.min(PART_BYTES, size - start)
+        const { ETag } = await client.send(new UploadPartCommand({
+          Bucket, Key, UploadId, PartNumber: index + 1, ContentLength: length, Body: createReadStream(path, { start, end: start + length - 1 })
+        }))
+        parts[index] = { PartNumber: index + 1, ETag }
+      }
+    }))
+    await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }))
+  } catch (error) {
+    await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {})
+    throw error
   }
 }
 

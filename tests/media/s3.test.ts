@@ -36,7 +36,7 @@ describe('MEDIA_STORE=s3: uploads and the mirror stored as objects named by thei
   }, { what: `media ${mediaId} stored`, timeoutMs })
 
   it('stores an upload (a multipart upload for a large one), keeps no copy on disk, and serves it after the upstream forgot it', async () => {
-    const bytes = padded(sampleFile('document').bytes, 12 * 1024 * 1024)
+    const bytes = padded(sampleFile('document').bytes, 40 * 1024 * 1024)
     const { status, body } = await upload(ctx.gateway, ctx.workspace.authorization, [['file', { bytes, filename: 'big.pdf' }]])
     expect(status).toBe(200)
     expect(body.sha256).toBe(sha256(bytes))

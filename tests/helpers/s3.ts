@@ -41,8 +41,14 @@ export async function startS3 (): Promise<TestS3> {
       AWS_SECRET_ACCESS_KEY: 'S3RVER'
     }),
     async keys () {
-      const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket }))
-      return (listed.Contents ?? []).map(object => object.Key!).sort()
+      const keys: string[] = []
+      for (let token: string | undefined, more = true; more;) {
+        const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }))
+        keys.push(...(listed.Contents ?? []).map(object => object.Key!))
+        token = listed.NextContinuationToken
+        more = listed.IsTruncated === true
+      }
+      return keys.sort()
     },
     async proxy () {
       const proxy = await startFaultProxy({ port })

@@ -6,6 +6,6 @@ const s3 = await startS3()
 process.once('exit', () => { void s3.close() })
 
 serve({
-  /** the bucket's object keys */
-  keys: async () => await s3.keys()
+  /** the bucket's object keys under `prefix` */
+  keys: async (prefix?: string) => await s3.keys(prefix)
 }, { env: s3.env() })

@@ -11,8 +11,8 @@ export interface TestS3 {
   bucket: string
   /** the MEDIA_STORE=s3 environment of a gateway that reaches the server directly (or through `via`) */
   env (via?: FaultProxy): Record<string, string>
-  /** the keys of the bucket's objects */
-  keys (): Promise<string[]>
+  /** the keys of the bucket's objects (under `prefix`) */
+  keys (prefix?: string): Promise<string[]>
   /** a fault proxy in front of the server, closed with it */
   proxy (): Promise<FaultProxy>
   close (): Promise<void>
@@ -40,10 +40,10 @@ export async function startS3 (): Promise<TestS3> {
       AWS_ACCESS_KEY_ID: 'S3RVER',
       AWS_SECRET_ACCESS_KEY: 'S3RVER'
     }),
-    async keys () {
+    async keys (prefix) {
       const keys: string[] = []
       for (let token: string | undefined, more = true; more;) {
-        const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }))
+        const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }))
         keys.push(...(listed.Contents ?? []).map(object => object.Key!))
         token = listed.NextContinuationToken
         more = listed.IsTruncated === true

@@ -42,11 +42,11 @@ export async function startS3 (): Promise<TestS3> {
     }),
     async keys (prefix) {
       const keys: string[] = []
-      for (let token: string | undefined, more = true; more;) {
-        const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }))
+      // paged by StartAfter: s3rver 3.7 answers a ContinuationToken with an internal error
+      for (let more = true; more;) {
+        const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, StartAfter: keys.at(-1) }))
         keys.push(...(listed.Contents ?? []).map(object => object.Key!))
-        token = listed.NextContinuationToken
-        more = listed.IsTruncated === true
+        more = listed.IsTruncated === true && (listed.Contents ?? []).length > 0
       }
       return keys.sort()
     },

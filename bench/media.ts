@@ -20,7 +20,7 @@ const CHUNK = Buffer.alloc(64 * 1024, 0x20)
 const VERIFY_TOKEN = 'bench-verify-token'
 
 /** A multipart body of one PDF of BYTES bytes (its header, then spaces), produced as it is sent. */
-function multipartUpload (fields: Record<string, string>): { body: Readable, type: string, length: number } {
+export function multipartUpload (fields: Record<string, string>): { body: Readable, type: string, length: number } {
   const boundary = `----bench${randomBytes(8).toString('hex')}`
   const head = Buffer.from(Object.entries(fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('') +
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="report.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n`)
@@ -34,7 +34,7 @@ function multipartUpload (fields: Record<string, string>): { body: Readable, typ
   return { body: Readable.from(chunks(), { objectMode: false }), type: `multipart/form-data; boundary=${boundary}`, length: head.length + fileBytes + tail.length }
 }
 
-async function uploadOnce (url: string, authorization: string | undefined, fields: Record<string, string>): Promise<number> {
+export async function uploadOnce (url: string, authorization: string | undefined, fields: Record<string, string>): Promise<number> {
   const upload = multipartUpload(fields)
   const started = performance.now()
   const response = await request(url, { method: 'POST', body: upload.body, headers: { 'content-type': upload.type, 'content-length': String(upload.length), ...(authorization && { authorization }) } })

@@ -1,14 +1,13 @@
 import type { MultipartFile } from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { mediaDir } from '../src/config.js'
 import type { MediaDeps } from '../src/media/deps.js'
 import { openMedia, type MediaDownload } from '../src/media/download.js'
 import { MIRROR_QUEUE } from '../src/media/inbound.js'
 import { checkHeld, holdFile, openChecked, spoolChecked, type HeldFile, type SpooledFile } from '../src/media/intake.js'
 import { MIRROR_MAX_ATTEMPTS, mirrorBackoff, mirrorTask } from '../src/media/mirror.js'
 import { fileForMessage, withMediaId } from '../src/media/one-call.js'
-import { fileStorage } from '../src/media/storage.js'
+import { configuredStorage } from '../src/media/stores.js'
 import { uploadFromRequest } from '../src/media/upload-request.js'
 import { uploadSpooled } from '../src/media/upload.js'
 import type { SendRequest } from '../src/send/service.js'
@@ -44,7 +43,7 @@ declare module 'fastify' {
 /** Media (CONTRACT.md 13): uploads, one-call sends, downloads, and the inbound mirror on the work runner. */
 export default fp(async function media (app) {
   const deps: MediaDeps = {
-    media: app.media, storage: fileStorage(mediaDir(app.config)), upstream: app.upstream, cipher: app.cipher,
+    media: app.media, storage: configuredStorage(app.config), upstream: app.upstream, cipher: app.cipher,
     connections: app.connections, log: app.log, maxBytes: app.config.MEDIA_MAX_BYTES
   }
   app.decorateRequest('mediaFile', undefined)

@@ -67,6 +67,22 @@ export const ConfigSchema = Type.Object({
   MEDIA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   /** on: inbound media are downloaded at receipt and served from MEDIA_DIR; off: fetched from the upstream on each download */
   MEDIA_MIRROR: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  /** where media files live (CONTRACT.md 22): fs, MEDIA_DIR; s3, a bucket every process shares */
+  MEDIA_STORE: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs' }),
+  /** the bucket of MEDIA_STORE=s3 (required with it) */
+  S3_BUCKET: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$' })),
+  /** what every object's key starts with */
+  S3_PREFIX: Type.String({ pattern: '^[^\\s]{0,256}$', default: 'media/' }),
+  /** an S3-compatible store (MinIO, R2, Garage); unset: AWS */
+  S3_ENDPOINT: Type.Optional(HttpUrl),
+  /** unset: AWS_REGION, else us-east-1 */
+  S3_REGION: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{1,64}$' })),
+  /** bucket in the path (most S3-compatible stores), not in the host name */
+  S3_FORCE_PATH_STYLE: Type.Boolean({ default: false }),
+  /** the bucket's credentials; unset: the AWS SDK's usual chain (instance role, shared files) */
+  AWS_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
+  AWS_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  AWS_SESSION_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
   /** hold or refuse template sends past the WABA's messaging limit (CONTRACT.md 14) */
   MESSAGING_LIMIT_CHECK: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   /** inbound texts that opt their sender out of marketing templates, comma-separated, matched trimmed and case-insensitive; empty: none */
@@ -88,7 +104,7 @@ export const ConfigSchema = Type.Object({
 export type Config = Static<typeof ConfigSchema>
 
 // Their values never appear in an error line or a log.
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'APP_SECRET', 'WEBHOOK_VERIFY_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'REDIS_URL', 'METRICS_TOKEN'])
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'APP_SECRET', 'WEBHOOK_VERIFY_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'REDIS_URL', 'METRICS_TOKEN', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'])
 
 const EMPTY_MEANS_NONE = new Set(['OPT_OUT_KEYWORDS'])
 
@@ -114,7 +130,9 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     const shown = raw[name] === undefined || SECRET_VARIABLES.has(name) ? '' : ` (got ${JSON.stringify(raw[name])})`
     throw new ConfigError(`invalid ${name}${shown}: ${error.message}`)
   }
-  return config as Config
+  const valid = config as Config
+  if (valid.MEDIA_STORE === 's3' && valid.S3_BUCKET === undefined) throw new ConfigError('invalid S3_BUCKET: required with MEDIA_STORE=s3')
+  return valid
 }
 
 const typeOf = (key: string) => (ConfigSchema.properties as Record<string, { type?: string }>)[key]?.type

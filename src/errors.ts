@@ -87,3 +87,6 @@ export const templateNotEditable = (status: string) => new AppError(422, 'templa
 export const templateEditLimit = (nextEditAt: Date) => new AppError(422, 'template_edit_limit',
   `An approved template may be edited once in 24 hours and 10 times in 30 days: the next edit is possible from ${nextEditAt.toISOString()}`, { at: { next_edit_at: nextEditAt.toISOString() } })
 export const tooOld = () => new AppError(422, 'too_old', 'The message was received more than 30 days ago: the upstream no longer takes a read mark for it')
+/** MEDIA_STORE's bucket did not answer (CONTRACT.md 22): nothing was stored or served; the mirror tries again. */
+export const mediaStoreUnavailable = (cause?: unknown) => Object.assign(
+  new AppError(503, 'media_store_unavailable', 'The media store is unavailable; retry shortly', { retryAfterSeconds: 2 }), { cause })

@@ -3,7 +3,7 @@ import { causes, type ErrorLike } from './causes.js'
 import { databaseFaultOf } from './database.js'
 
 /** Which dependency failed. */
-export type Dependency = 'database' | 'redis' | 'upstream'
+export type Dependency = 'database' | 'redis' | 'upstream' | 'media_store'
 
 /**
  * A dependency's failure, classified once (CONTRACT.md 12): `later` when the dependency may answer
@@ -31,6 +31,8 @@ export function classify (error: unknown): Fault | undefined {
     if (link.name === 'MaxRetriesPerRequestError' || (typeof link.message === 'string' && REDIS_DOWN.test(link.message))) {
       return { dependency: 'redis', retry: 'later', code: 'redis_unavailable', content: false }
     }
+    // src/errors.ts mediaStoreUnavailable: the bucket of MEDIA_STORE=s3 did not answer
+    if (link.code === 'media_store_unavailable') return { dependency: 'media_store', retry: 'later', code: 'media_store_unavailable', content: false }
     const database = databaseFaultOf(link.code)
     if (database) return { dependency: 'database', ...database }
   }

@@ -26,9 +26,9 @@ export function mirrorTask (deps: MediaDeps) {
     const { workspaceId, mediaId } = JSON.parse(job.payload.toString('utf8')) as { workspaceId: string, mediaId: string }
     const row = await deps.media.find(workspaceId, mediaId)
     if (!row || row.storedAt) return
-    const stored = row.sha256 ? await deps.storage.open(row.sha256) : undefined
+    // also a store that is down is found before anything is fetched (thrown: retried soon, CONTRACT.md 22)
+    const stored = row.sha256 ? await deps.storage.stat(row.sha256) : undefined
     if (stored) {
-      stored.stream.destroy()
       await deps.media.markStored(workspaceId, mediaId, { sha256: row.sha256!, fileSize: stored.size })
       return
     }
@@ -47,12 +47,7 @@ export function mirrorTask (deps: MediaDeps) {
 async function fetchAndStore (deps: MediaDeps, row: MediaRow, token: string): Promise<void> {
   // bytes that fail the upstream's SHA-256 throw: the runner tries again later
   const { spool, sha256, size, mimeType } = await fetchChecked(deps, row, token)
-  try {
-    await spool.keep(sha256)
-  } catch (error) {
-    await spool.discard()
-    throw error
-  }
+  await spool.keep(sha256)
   await deps.media.markStored(row.workspaceId, row.mediaId, { sha256, fileSize: size, mimeType })
   deps.log.info({ mediaId: row.mediaId, size }, 'inbound media mirrored')
 }

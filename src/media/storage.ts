@@ -8,25 +8,40 @@ import type { Readable, Writable } from 'node:stream'
 export interface Spool {
   writable(): Writable
   readable(): Readable
-  /** stores the spooled bytes under their SHA-256; the same bytes kept twice are one copy */
+  /** stores the spooled bytes under their SHA-256 (the caller hashed them); the same bytes kept twice are one copy; the spool is gone after */
   keep(sha256: string): Promise<void>
   discard(): Promise<void>
 }
 
 /**
- * Where media bytes live, content-addressed by their lowercase hex SHA-256: the filesystem today
- * (MEDIA_DIR). An S3-compatible store implements the same four calls (docs/decisions/018-media.md).
+ * Where media bytes live, content-addressed by their lowercase hex SHA-256 (CONTRACT.md 22): the
+ * filesystem (MEDIA_STORE=fs, MEDIA_DIR) or an S3-compatible bucket (MEDIA_STORE=s3, s3-storage.ts).
+ * A store that cannot be reached throws mediaStoreUnavailable (503, retried later by the mirror).
  */
 export interface MediaStorage {
+  /**
+   * Uploaded files are stored too, so that every host serves them (s3, CONTRACT.md 22); fs keeps only
+   * the mirror's, and an upload's download is fetched from the upstream, as before there was a choice.
+   */
+  readonly storesUploads: boolean
   spool(): Promise<Spool>
-  has(sha256: string): Promise<boolean>
+  /** the stored file's size, if it is stored */
+  stat(sha256: string): Promise<{ size: number } | undefined>
   /** the stored bytes, if any */
   open(sha256: string): Promise<{ stream: Readable, size: number } | undefined>
+  /** deletes the stored file (a purge, an erasure); true if there was one */
+  remove(sha256: string): Promise<boolean>
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/
 // a spool a dead process left behind
 const STALE_SPOOL_MS = 24 * 60 * 60_000
+
+/** The file name a SHA-256 is stored under (fs) or ends an object's key (s3); throws for anything else. */
+export function checkedDigest (sha256: string): string {
+  if (!SHA256_HEX.test(sha256)) throw new Error('not a SHA-256 in lowercase hex')
+  return sha256
+}
 
 /**
  * MEDIA_DIR, shared by every process (one directory or volume): files at `ab/abcdef…` (their SHA-256),
@@ -34,38 +49,57 @@ const STALE_SPOOL_MS = 24 * 60 * 60_000
  * the same bytes end with one.
  */
 export function fileStorage (dir: string): MediaStorage {
-  const spools = join(dir, 'tmp')
-  const pathOf = (sha256: string) => {
-    if (!SHA256_HEX.test(sha256)) throw new Error('not a SHA-256 in lowercase hex')
-    return join(dir, sha256.slice(0, 2), sha256)
+  const pathOf = (sha256: string) => join(dir, checkedDigest(sha256).slice(0, 2), sha256)
+  const spools = localSpools(join(dir, 'tmp'), async (path, sha256) => {
+    // durable before it is visible: a crash never leaves a named file with missing bytes
+    const handle = await open(path, 'r')
+    try { await handle.sync() } finally { await handle.close() }
+    await mkdir(join(dir, sha256.slice(0, 2)), { recursive: true })
+    await rename(path, pathOf(sha256))
+  })
+  const statOf = async (sha256: string) => {
+    const found = await stat(pathOf(sha256)).catch(() => undefined)
+    return found?.isFile() ? { size: found.size } : undefined
   }
-  let swept = false
 
   return {
-    async spool () {
-      await mkdir(spools, { recursive: true })
-      if (!swept) { swept = true; void sweep(spools) }
-      const path = join(spools, `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}`)
-      return {
-        writable: () => createWriteStream(path, { mode: 0o600 }),
-        readable: () => createReadStream(path),
-        async keep (sha256) {
-          const target = pathOf(sha256)
-          // durable before it is visible: a crash never leaves a named file with missing bytes
-          const handle = await open(path, 'r')
-          try { await handle.sync() } finally { await handle.close() }
-          await mkdir(join(dir, sha256.slice(0, 2)), { recursive: true })
-          await rename(path, target)
-        },
-        async discard () { await rm(path, { force: true }) }
-      }
-    },
-    async has (sha256) {
-      return (await stat(pathOf(sha256)).catch(() => undefined))?.isFile() === true
-    },
+    storesUploads: false,
+    spool: spools,
+    stat: statOf,
     async open (sha256) {
-      const found = await stat(pathOf(sha256)).catch(() => undefined)
-      return found?.isFile() ? { stream: createReadStream(pathOf(sha256)), size: found.size } : undefined
+      const found = await statOf(sha256)
+      return found && { stream: createReadStream(pathOf(sha256)), size: found.size }
+    },
+    async remove (sha256) {
+      if (!await statOf(sha256)) return false
+      await rm(pathOf(sha256), { force: true })
+      return true
+    }
+  }
+}
+
+/**
+ * Spool files in a local directory (swept of a dead process's leftovers once), each handed to
+ * `store` on keep: renamed into MEDIA_DIR, or copied to the bucket and removed.
+ */
+export function localSpools (spools: string, store: (path: string, sha256: string) => Promise<void>): () => Promise<Spool> {
+  let swept = false
+  return async function spool () {
+    await mkdir(spools, { recursive: true })
+    if (!swept) { swept = true; void sweep(spools) }
+    const path = join(spools, `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}`)
+    const discard = async () => { await rm(path, { force: true }) }
+    return {
+      writable: () => createWriteStream(path, { mode: 0o600 }),
+      readable: () => createReadStream(path),
+      async keep (sha256) {
+        try {
+          await store(path, checkedDigest(sha256))
+        } finally {
+          await discard()
+        }
+      },
+      discard
     }
   }
 }

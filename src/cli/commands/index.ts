@@ -39,5 +39,6 @@ export const commands: Record<string, CommandEntry> = {
   'campaigns show': async () => (await import('./campaigns.js')).campaignsShow,
   'campaigns pause': async () => (await import('./campaigns.js')).campaignsAct('pause'),
   'campaigns resume': async () => (await import('./campaigns.js')).campaignsAct('resume'),
-  'campaigns cancel': async () => (await import('./campaigns.js')).campaignsAct('cancel')
+  'campaigns cancel': async () => (await import('./campaigns.js')).campaignsAct('cancel'),
+  'media migrate': async () => (await import('./media.js')).mediaMigrate
 }

@@ -18,7 +18,11 @@ export const workspaces = pgTable('workspaces', {
   name: text('name').notNull(),
   plan: text('plan').$type<Plan>().notNull(),
   createdAt: createdAt(),
-  updatedAt: updatedAt()
+  updatedAt: updatedAt(),
+  /** content older than this many days is purged by the retention sweep (CONTRACT.md 17); null: kept */
+  retentionDays: integer('retention_days'),
+  /** the retention sweep has purged every content created before this time (src/privacy/sweep.ts) */
+  contentPurgedThrough: timestamp('content_purged_through', { withTimezone: true })
 })
 
 export const connections = pgTable('connections', {
@@ -60,7 +64,7 @@ export const phoneNumbers = pgTable('phone_numbers', {
 ])
 
 /** What an API key may do (CONTRACT.md 16); a key may hold any of them, every one by default. */
-export const SCOPES = ['messages:send', 'messages:read', 'media:write', 'campaigns:write', 'campaigns:read', 'suppressions:write', 'usage:read'] as const
+export const SCOPES = ['messages:send', 'messages:read', 'media:write', 'campaigns:write', 'campaigns:read', 'suppressions:write', 'usage:read', 'privacy:write'] as const
 export type Scope = typeof SCOPES[number]
 
 export const apiKeys = pgTable('api_keys', {
@@ -143,7 +147,11 @@ export const messages = pgTable('messages', {
   heldMs: bigint('held_ms', { mode: 'number' }).notNull().default(0),
   /** the status webhooks' `pricing` object (CONTRACT.md 14), and its `billable` for the usage query's index */
   pricing: jsonb('pricing').$type<Record<string, unknown>>(),
-  billable: boolean('billable')
+  billable: boolean('billable'),
+  /** when the payload's content was purged (retention, a purge, an erasure: src/privacy/); the metadata stays */
+  contentPurgedAt: timestamp('content_purged_at', { withTimezone: true }),
+  /** the recipient was erased (CONTRACT.md 17): recipient '' and wamid null from then on */
+  erased: boolean('erased').notNull().default(false)
 }, table => [
   // each list filter has its index, ending in (created_at, id): the keyset of GET /api/messages.php
   index('messages_workspace_created').on(table.workspaceId, table.createdAt, table.id),
@@ -189,7 +197,8 @@ export const inboundMessages = pgTable('inbound_messages', {
   type: text('type').notNull(),
   payload: jsonb('payload').notNull(),
   receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
-  createdAt: createdAt()
+  createdAt: createdAt(),
+  contentPurgedAt: timestamp('content_purged_at', { withTimezone: true })
 }, table => [
   index('inbound_messages_workspace_received').on(table.workspaceId, table.receivedAt),
   // the service window: has this sender written to this number lately?
@@ -343,7 +352,9 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   lastError: text('last_error'),
   nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
   createdAt: createdAt(),
-  deliveredAt: timestamp('delivered_at', { withTimezone: true })
+  deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+  /** when the body was replaced by its type alone (retention, an erasure, a delivered contact.erased) */
+  contentPurgedAt: timestamp('content_purged_at', { withTimezone: true })
 }, table => [
   uniqueIndex('webhook_deliveries_endpoint_webhook_id').on(table.endpointId, table.webhookId),
   index('webhook_deliveries_workspace_created').on(table.workspaceId, table.createdAt),
@@ -394,7 +405,9 @@ export const media = pgTable('media', {
   mirrorError: text('mirror_error'),
   /** the end of the upstream id's life */
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
-  createdAt: createdAt()
+  createdAt: createdAt(),
+  /** the file name was forgotten and the file removed unless another row still holds it */
+  contentPurgedAt: timestamp('content_purged_at', { withTimezone: true })
 }, table => [primaryKey({ columns: [table.workspaceId, table.mediaId] })])
 
 /**
@@ -439,7 +452,9 @@ export const suppressions = pgTable('suppressions', {
   workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
   recipient: text('recipient').notNull(),
   reason: text('reason').$type<SuppressionReason>().notNull(),
-  createdAt: createdAt()
+  createdAt: createdAt(),
+  /** an erased person's opt-out: `recipient` is then the number's HMAC (src/crypto/opt-out-digest.ts), never the number */
+  erased: boolean('erased').notNull().default(false)
 }, table => [
   primaryKey({ columns: [table.workspaceId, table.recipient] }),
   uniqueIndex('suppressions_id').on(table.id),
@@ -564,7 +579,8 @@ export const campaignRecipients = pgTable('campaign_recipients', {
   recipient: text('recipient').notNull(),
   /** the body's parameters: positional (array) or named (object) */
   variables: jsonb('variables').$type<string[] | Record<string, string>>(),
-  clientReference: text('client_reference')
+  clientReference: text('client_reference'),
+  contentPurgedAt: timestamp('content_purged_at', { withTimezone: true })
 }, table => [primaryKey({ columns: [table.campaignId, table.n] })])
 
 /**
@@ -583,3 +599,21 @@ export const campaignUploads = pgTable('campaign_uploads', {
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull()
 }, table => [index('campaign_uploads_expires').on(table.expiresAt)])
 export type CampaignUploadRecord = typeof campaignUploads.$inferSelect
+
+export const ERASURE_STATUSES = ['pending', 'completed'] as const
+export type ErasureStatus = typeof ERASURE_STATUSES[number]
+
+/**
+ * One person's erasure (CONTRACT.md 17). `target` is the number or user id asked for, encrypted
+ * with the token cipher, and only until the erasure completes: then it is null and no row names them.
+ */
+export const erasures = pgTable('erasures', {
+  id: id(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  status: text('status').$type<ErasureStatus>().notNull(),
+  target: text('target'),
+  counts: jsonb('counts').$type<Record<string, number>>(),
+  requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
+  completedAt: timestamp('completed_at', { withTimezone: true })
+}, table => [index('erasures_workspace_requested').on(table.workspaceId, table.requestedAt, table.id)])
+export type ErasureRecord = typeof erasures.$inferSelect

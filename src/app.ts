@@ -9,6 +9,7 @@ import dbPlugin from '../plugins/db.js'
 import dispatchPlugin from '../plugins/dispatch.js'
 import docsPlugin from '../plugins/docs.js'
 import eventsPlugin from '../plugins/events.js'
+import privacyPlugin from '../plugins/privacy.js'
 import idempotencyPlugin from '../plugins/idempotency.js'
 import qualityGuardPlugin from '../plugins/quality-guard.js'
 import inboxPlugin from '../plugins/inbox.js'
@@ -39,6 +40,7 @@ import metricsRoutes from '../routes/metrics.js'
 import messageRoutes from '../routes/messages.js'
 import suppressionRoutes from '../routes/suppressions.js'
 import campaignRoutes from '../routes/campaigns.js'
+import erasureRoutes from '../routes/erasures.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
 import type { Runtime } from './runtime.js'
@@ -97,6 +99,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(redisPlugin)
   await app.register(workPlugin)
   await app.register(eventsPlugin)
+  await app.register(privacyPlugin)
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)
@@ -142,6 +145,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     await api.register(suppressionRoutes)
     await api.register(audienceReportRoutes)
     await api.register(campaignRoutes)
+    await api.register(erasureRoutes)
   })
   await app.register(async function dashboard (dashboard) {
     await dashboard.register(formbody)

@@ -7,11 +7,12 @@ import { appendAuditRow, type AuditRow } from '../store/audit-log.js'
 export const AUDIT_ACTIONS = [
   'key.created', 'key.revoked', 'workspace.plan_changed', 'connection.connected', 'connection.disconnected',
   'webhook_endpoint.added', 'webhook_endpoint.removed', 'suppression.added', 'suppression.removed',
-  'campaign.created', 'campaign.paused', 'campaign.resumed', 'campaign.cancelled', 'user.signed_in'
+  'campaign.created', 'campaign.paused', 'campaign.resumed', 'campaign.cancelled', 'user.signed_in',
+  'erasure.requested', 'erasure.completed', 'workspace.retention_changed'
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 
-export type TargetKind = 'key' | 'workspace' | 'connection' | 'webhook_endpoint' | 'suppression' | 'campaign' | 'user'
+export type TargetKind = 'key' | 'workspace' | 'connection' | 'webhook_endpoint' | 'suppression' | 'campaign' | 'user' | 'erasure'
 
 /** Who made a change and from where: an API key, a dashboard user, an operator at the command line, or the service itself. */
 export interface Who {

@@ -36,7 +36,7 @@ export function defineCommand<F extends Flags> (command: {
 
 /** `--workspace ID [--name N]`: the flags as the help and usage errors show them. */
 export function usageOf (name: string, command: Command): string {
-  const flags = Object.entries(command.flags).map(([flag, { placeholder, required }]) =>
-    required ? `--${flag} ${placeholder}` : `[--${flag} ${placeholder}]`)
+  const flags = Object.entries(command.flags).map(([flag, { placeholder, required, switch: isSwitch }]) =>
+    isSwitch ? `[--${flag}]` : required ? `--${flag} ${placeholder}` : `[--${flag} ${placeholder}]`)
   return ['outbound', name, ...flags].join(' ')
 }

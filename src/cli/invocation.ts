@@ -62,6 +62,11 @@ function parseFlags (command: Command, argv: string[]): Record<string, unknown> 
     if (token.kind === 'option-terminator') throw new UsageError('unexpected "--"')
     if (!Object.hasOwn(command.flags, token.name)) throw new UsageError(`unknown flag ${token.rawName}`)
     if (raw.has(token.name)) throw new UsageError(`--${token.name} given twice`)
+    if (command.flags[token.name].switch) {
+      if (token.inlineValue) throw new UsageError(`--${token.name} takes no value`)
+      raw.set(token.name, '')
+      continue
+    }
     if (token.inlineValue) {
       raw.set(token.name, token.value ?? '')
       continue

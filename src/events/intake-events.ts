@@ -25,7 +25,7 @@ export const emitIntakeEvents: OnApplied = async function emitIntakeEvents (tx, 
   const byId = new Map((await recordsOf(tx, moved.map(change => change.messageId))).map(record => [record.id, record]))
   await emitEvents(tx, [
     ...moved.flatMap(change => byId.has(change.messageId) ? stepsOf(change, byId.get(change.messageId)!) : []),
-    ...applied.inbound.map(message => receivedEvent({ ...message, createdAt: message.receivedAt })),
+    ...applied.inbound.map(message => receivedEvent({ ...message, createdAt: message.receivedAt, contentPurgedAt: null })),
     ...applied.templates.map(templateEvent)
   ], endpoints)
 }

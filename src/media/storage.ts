@@ -15,13 +15,15 @@ export interface Spool {
 
 /**
  * Where media bytes live, content-addressed by their lowercase hex SHA-256: the filesystem today
- * (MEDIA_DIR). An S3-compatible store implements the same four calls (docs/decisions/018-media.md).
+ * (MEDIA_DIR). An S3-compatible store implements the same calls (docs/decisions/018-media.md).
  */
 export interface MediaStorage {
   spool(): Promise<Spool>
   has(sha256: string): Promise<boolean>
   /** the stored bytes, if any */
   open(sha256: string): Promise<{ stream: Readable, size: number } | undefined>
+  /** forgets the stored bytes (a purge, an erasure: src/privacy/); nothing stored is no error */
+  remove(sha256: string): Promise<void>
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/
@@ -66,6 +68,9 @@ export function fileStorage (dir: string): MediaStorage {
     async open (sha256) {
       const found = await stat(pathOf(sha256)).catch(() => undefined)
       return found?.isFile() ? { stream: createReadStream(pathOf(sha256)), size: found.size } : undefined
+    },
+    async remove (sha256) {
+      await rm(pathOf(sha256), { force: true })
     }
   }
 }

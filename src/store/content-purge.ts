@@ -37,7 +37,7 @@ export async function purgeBatch (tx: Executor, spec: KeysetPurge, window: Purge
   const change = spec.set
     ? sql`update ${table} t set ${spec.set} from batch where ${key} = batch.k0 and ${spec.unpurged} returning ${returned} as r`
     : sql`delete from ${table} t using batch where ${key} = batch.k0 and ${spec.unpurged} returning ${returned} as r`
-  const [row] = rowsOf<{ changed: number, seen: number, last_at: string | null, last_key: string | null, returned: string[] | null }>(await tx.execute(sql`
+  const [row] = rowsOf<{ changed: number, seen: number, last_at: string | null, last_key: string | null, returned: string }>(await tx.execute(sql`
     with batch as (
       select ${key} as k0, ${key}::text as k, ${at} as at from ${table} t
       where ${spec.of(window.workspaceId)} and ${at} < ${window.before.toISOString()}::timestamptz ${from}
@@ -46,9 +46,9 @@ export async function purgeBatch (tx: Executor, spec: KeysetPurge, window: Purge
     last as (select at::text as at, k from batch order by at desc, k desc limit 1)
     select (select count(*) from done)::int as changed, (select count(*) from batch)::int as seen,
       (select at from last) as last_at, (select k from last) as last_key,
-      (select array_agg(r) from done where r is not null) as returned`))
+      (select coalesce(json_agg(r), '[]')::text from done where r is not null) as returned`))
   const next = row.seen === limit && row.last_at !== null && row.last_key !== null ? { at: row.last_at, key: row.last_key } : undefined
-  return { changed: Number(row.changed), next, returned: row.returned ?? [] }
+  return { changed: Number(row.changed), next, returned: JSON.parse(row.returned) as string[] }
 }
 
 /**

@@ -37,7 +37,7 @@ export async function linkedIds (tx: Executor, workspaceId: string, ids: string[
  * records' ids and the media ids their payloads named.
  */
 export async function eraseMessages (tx: Executor, person: Person): Promise<{ ids: string[], mediaIds: string[] }> {
-  const [row] = rowsOf<{ ids: string[] | null, media: string[] | null }>(await tx.execute(sql`
+  const [row] = rowsOf<{ ids: string, media: string }>(await tx.execute(sql`
     with batch as (select id from messages where workspace_id = ${person.workspaceId} and recipient = ${anyOf(person.ids)} order by id limit ${BATCH} for update),
     media as (select distinct m.payload -> m.type ->> 'id' as media_id from messages m join batch b on b.id = m.id where m.payload -> m.type ->> 'id' is not null),
     keys as (delete from idempotency_keys k using messages m, batch b where m.id = b.id and k.workspace_id = m.workspace_id and k.key = m.idempotency_key returning 1),
@@ -45,9 +45,10 @@ export async function eraseMessages (tx: Executor, person: Person): Promise<{ id
     erased as (update messages m set recipient = '', wamid = null, error_text = null, erased = true, payload = ${PURGED_PAYLOAD},
         content_purged_at = coalesce(m.content_purged_at, now()), updated_at = now()
       from batch b where m.id = b.id returning m.id)
-    select (select array_agg(id) from erased) as ids, (select array_agg(media_id) from media) as media,
+    select (select coalesce(json_agg(id), '[]')::text from erased) as ids, (select coalesce(json_agg(media_id), '[]')::text from media) as media,
       (select count(*) from keys) + (select count(*) from history) as also`))
-  return { ids: row.ids ?? [], mediaIds: row.media ?? [] }
+  // arrays travel as JSON text: both drivers read that alike
+  return { ids: JSON.parse(row.ids) as string[], mediaIds: JSON.parse(row.media) as string[] }
 }
 
 /** The stub a purged payload keeps: its type and, for a template, its name and language (metadata). */
@@ -57,13 +58,13 @@ export const PURGED_PAYLOAD = sql`jsonb_strip_nulls(jsonb_build_object('type', p
 /** A batch of the person's inbound messages deleted, with their media rows; the files' SHA-256s. */
 export async function eraseInbound (tx: Executor, person: Person): Promise<{ count: number, files: string[] }> {
   const { workspaceId } = person
-  const [row] = rowsOf<{ count: number, files: string[] | null }>(await tx.execute(sql`
+  const [row] = rowsOf<{ count: number, files: string }>(await tx.execute(sql`
     with batch as (select id from inbound_messages where phone_number_id = ${numbersOf(workspaceId)} and workspace_id = ${workspaceId}
         and ("from" = ${anyOf(person.ids)} or from_user_id = ${anyOf(person.ids)}) limit ${BATCH}),
     files as (delete from media where workspace_id = ${workspaceId} and inbound_message_id in (select id from batch) returning sha256),
     gone as (delete from inbound_messages where id in (select id from batch) returning 1)
-    select (select count(*) from gone)::int as count, (select array_agg(sha256) from files where sha256 is not null) as files`))
-  return { count: Number(row.count), files: row.files ?? [] }
+    select (select count(*) from gone)::int as count, (select coalesce(json_agg(sha256), '[]')::text from files where sha256 is not null) as files`))
+  return { count: Number(row.count), files: JSON.parse(row.files) as string[] }
 }
 
 /** Uploaded media their records named that no other record of the workspace names: rows deleted, SHA-256s returned. */
@@ -92,11 +93,14 @@ export async function eraseCampaignRows (tx: Executor, person: Person): Promise<
   return rows.length + uploads.length
 }
 
-/** Stored webhook deliveries that mention them: kept-aside parts and dead-lettered inbox deliveries, deleted. */
+/** Stored webhook deliveries that mention them: kept-aside parts and dead-lettered inbox deliveries deleted, statuses of no record emptied. */
 export async function eraseWebhookDeliveries (tx: Executor, person: Person): Promise<number> {
   const aside = rowsOf(await tx.execute(sql`delete from webhook_kept_aside where ${mentions(sql`event`, person.ids)} returning 1`))
   const inbox = rowsOf(await tx.execute(sql`delete from jobs where queue = ${ERASED_INBOX} and status = 'dead'
     and ${mentions(sql`convert_from(payload, 'UTF8')`, person.ids)} returning 1`))
+  // statuses for a wamid no record has (kept, never dropped) that name them
+  await tx.execute(sql`update message_events set wamid = 'erased:' || id, payload = '{}'::jsonb, error_text = null
+    where message_id is null and ${mentions(sql`payload::text`, person.ids)}`)
   return aside.length + inbox.length
 }
 

@@ -31,9 +31,8 @@ export function workspaceStore (db: Database, cache: ReadCache) {
 
     /** The workspace with its new retention (days, or null: kept); `also` runs only when it changes. */
     async setRetention (id: string, days: number | null, also?: AlsoInTransaction<Workspace>): Promise<Workspace | undefined> {
-      const same = days === null ? isNull(workspaces.retentionDays) : eq(workspaces.retentionDays, days)
       const changed = await changeWith(db, async on => (await on.update(workspaces).set({ retentionDays: days, updatedAt: new Date() })
-        .where(and(eq(workspaces.id, id), sql`not (${same})`)).returning())[0], also)
+        .where(and(eq(workspaces.id, id), sql`${workspaces.retentionDays} is distinct from ${days}::int`)).returning())[0], also)
       return changed ?? await this.get(id)
     },
 

@@ -18,7 +18,7 @@ export interface PurgeOptions {
   batch?: number
 }
 
-export const PURGE_BATCH = 500
+export const PURGE_BATCH = 200
 const ROLLBACK = Symbol('dry run')
 
 /**

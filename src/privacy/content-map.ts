@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { OPEN_STATUSES, sqlStatuses } from '../resources/message-status.js'
 import type { KeysetPurge } from '../store/content-purge.js'
 import { PURGED_PAYLOAD } from '../store/erasure.js'
 
@@ -43,7 +44,7 @@ export const CONTENT_MAP: readonly ContentTable[] = [
     person: ['recipient', 'wamid'],
     count: 'messages',
     // a record still on its way keeps its payload: the dispatch needs it
-    purge: { table: 'messages', at: 'created_at', key: 'id', of: inWorkspace, unpurged: sql`t.content_purged_at is null and t.status not in ('queued', 'sending', 'pending')`, set: sql`payload = ${PURGED_PAYLOAD}, content_purged_at = now()` },
+    purge: { table: 'messages', at: 'created_at', key: 'id', of: inWorkspace, unpurged: sql`t.content_purged_at is null and t.status not in (${sql.raw(sqlStatuses(OPEN_STATUSES))})`, set: sql`payload = ${PURGED_PAYLOAD}, content_purged_at = now()` },
     erase: 'messages'
   },
   {

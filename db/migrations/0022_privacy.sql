@@ -34,6 +34,8 @@ ALTER TABLE "erasures" ADD CONSTRAINT "erasures_workspace_id_workspaces_id_fk" F
 --> statement-breakpoint
 CREATE INDEX "erasures_workspace_requested" ON "erasures" USING btree ("workspace_id","requested_at","id");
 --> statement-breakpoint
+ALTER TABLE "api_keys" ALTER COLUMN "scopes" SET DEFAULT '["messages:send","messages:read","media:write","campaigns:write","campaigns:read","suppressions:write","usage:read","privacy:write"]'::jsonb;
+--> statement-breakpoint
 UPDATE "api_keys" SET "scopes" = "scopes" || '["privacy:write"]'::jsonb
 WHERE "scopes" @> '["messages:send","messages:read","media:write","campaigns:write","campaigns:read","suppressions:write","usage:read"]'::jsonb
 	AND NOT "scopes" @> '["privacy:write"]'::jsonb;

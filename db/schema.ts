@@ -24,7 +24,11 @@ export const workspaces = pgTable('workspaces', {
   /** when inbound messages are marked read upstream (CONTRACT.md 19) */
   readReceipts: text('read_receipts').$type<ReadReceipts>().notNull().default('manual'),
   createdAt: createdAt(),
-  updatedAt: updatedAt()
+  updatedAt: updatedAt(),
+  /** content older than this many days is purged by the retention sweep (CONTRACT.md 17); null: kept */
+  retentionDays: integer('retention_days'),
+  /** the retention sweep has purged every content created before this time (src/privacy/sweep.ts) */
+  contentPurgedThrough: timestamp('content_purged_through', { withTimezone: true })
 })
 
 export const connections = pgTable('connections', {
@@ -66,7 +70,7 @@ export const phoneNumbers = pgTable('phone_numbers', {
 ])
 
 /** What an API key may do (CONTRACT.md 16); a key may hold any of them, every one by default. */
-export const SCOPES = ['messages:send', 'messages:read', 'media:write', 'campaigns:write', 'campaigns:read', 'suppressions:write', 'usage:read', 'relays:write', 'templates:read', 'templates:write'] as const
+export const SCOPES = ['messages:send', 'messages:read', 'media:write', 'campaigns:write', 'campaigns:read', 'suppressions:write', 'usage:read', 'privacy:write', 'relays:write', 'templates:read', 'templates:write'] as const
 export type Scope = typeof SCOPES[number]
 
 export const apiKeys = pgTable('api_keys', {
@@ -153,7 +157,11 @@ export const messages = pgTable('messages', {
   heldMs: bigint('held_ms', { mode: 'number' }).notNull().default(0),
   /** the status webhooks' `pricing` object (CONTRACT.md 14), and its `billable` for the usage query's index */
   pricing: jsonb('pricing').$type<Record<string, unknown>>(),
-  billable: boolean('billable')
+  billable: boolean('billable'),
+  /** when the payload's content was purged (retention, a purge, an erasure: src/privacy/); the metadata stays */
+  contentPurgedAt: timestamp('content_purged_at', { withTimezone: true }),
+  /** the recipient was erased (CONTRACT.md 17): recipient '' and wamid null from then on */
+  erased: boolean('erased').notNull().default(false)
 }, table => [
   // each list filter has its index, ending in (created_at, id): the keyset of GET /api/messages.php
   index('messages_workspace_created').on(table.workspaceId, table.createdAt, table.id),
@@ -202,7 +210,8 @@ export const inboundMessages = pgTable('inbound_messages', {
   receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
   /** marked read upstream (CONTRACT.md 19), by this message's mark or a later one's */
   readAt: timestamp('read_at', { withTimezone: true }),
-  createdAt: createdAt()
+  createdAt: createdAt(),
+  contentPurgedAt: timestamp('content_purged_at', { withTimezone: true })
 }, table => [
   index('inbound_messages_workspace_received').on(table.workspaceId, table.receivedAt),
   // a thread's inbound side (CONTRACT.md 19), by number or by user id
@@ -382,7 +391,9 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   lastError: text('last_error'),
   nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
   createdAt: createdAt(),
-  deliveredAt: timestamp('delivered_at', { withTimezone: true })
+  deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+  /** when the body was replaced by its type alone (retention, an erasure, a delivered contact.erased) */
+  contentPurgedAt: timestamp('content_purged_at', { withTimezone: true })
 }, table => [
   uniqueIndex('webhook_deliveries_endpoint_webhook_id').on(table.endpointId, table.webhookId),
   index('webhook_deliveries_workspace_created').on(table.workspaceId, table.createdAt),
@@ -491,7 +502,9 @@ export const media = pgTable('media', {
   mirrorError: text('mirror_error'),
   /** the end of the upstream id's life */
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
-  createdAt: createdAt()
+  createdAt: createdAt(),
+  /** the file name was forgotten and the file removed unless another row still holds it */
+  contentPurgedAt: timestamp('content_purged_at', { withTimezone: true })
 }, table => [primaryKey({ columns: [table.workspaceId, table.mediaId] })])
 
 /**
@@ -536,7 +549,9 @@ export const suppressions = pgTable('suppressions', {
   workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
   recipient: text('recipient').notNull(),
   reason: text('reason').$type<SuppressionReason>().notNull(),
-  createdAt: createdAt()
+  createdAt: createdAt(),
+  /** an erased person's opt-out: `recipient` is then the number's HMAC (src/crypto/opt-out-digest.ts), never the number */
+  erased: boolean('erased').notNull().default(false)
 }, table => [
   primaryKey({ columns: [table.workspaceId, table.recipient] }),
   uniqueIndex('suppressions_id').on(table.id),
@@ -676,7 +691,8 @@ export const campaignRecipients = pgTable('campaign_recipients', {
   recipient: text('recipient').notNull(),
   /** the body's parameters: positional (array) or named (object) */
   variables: jsonb('variables').$type<string[] | Record<string, string>>(),
-  clientReference: text('client_reference')
+  clientReference: text('client_reference'),
+  contentPurgedAt: timestamp('content_purged_at', { withTimezone: true })
 }, table => [primaryKey({ columns: [table.campaignId, table.n] })])
 
 /**
@@ -695,3 +711,21 @@ export const campaignUploads = pgTable('campaign_uploads', {
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull()
 }, table => [index('campaign_uploads_expires').on(table.expiresAt)])
 export type CampaignUploadRecord = typeof campaignUploads.$inferSelect
+
+export const ERASURE_STATUSES = ['pending', 'completed'] as const
+export type ErasureStatus = typeof ERASURE_STATUSES[number]
+
+/**
+ * One person's erasure (CONTRACT.md 17). `target` is the number or user id asked for, encrypted
+ * with the token cipher, and only until the erasure completes: then it is null and no row names them.
+ */
+export const erasures = pgTable('erasures', {
+  id: id(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id),
+  status: text('status').$type<ErasureStatus>().notNull(),
+  target: text('target'),
+  counts: jsonb('counts').$type<Record<string, number>>(),
+  requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
+  completedAt: timestamp('completed_at', { withTimezone: true })
+}, table => [index('erasures_workspace_requested').on(table.workspaceId, table.requestedAt, table.id)])
+export type ErasureRecord = typeof erasures.$inferSelect

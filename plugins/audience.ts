@@ -23,7 +23,8 @@ const RESYNC_EVERY_MS = 60_000
 export default fp(async function audience (app) {
   const decide = createDecide({
     templates: app.templates,
-    suppressions: app.suppressions,
+    // an erased person's opt-out is found by the HMAC of the number (CONTRACT.md 17)
+    suppressions: { blocked: async (workspaceId, recipient) => await app.suppressions.blocked(workspaceId, recipient, app.privacy.digest(workspaceId, recipient)) },
     messagingLimit: app.messagingLimit,
     serviceWindow: app.serviceWindow,
     messagingLimitCheck: app.config.MESSAGING_LIMIT_CHECK === 'on'
@@ -52,4 +53,4 @@ export default fp(async function audience (app) {
   }, interval)
   timer.unref()
   app.addHook('onClose', async () => clearInterval(timer))
-}, { name: 'audience', dependencies: ['db', 'connections'] })
+}, { name: 'audience', dependencies: ['db', 'connections', 'privacy'] })

@@ -65,7 +65,7 @@ const campaignRoutes: FastifyPluginAsyncTypebox = async function (app) {
     }
     const draft = await campaignFromRequest({
       templatesNamed: async (connection, name) => await app.audience.templatesNamed(connection, name),
-      suppressedAmong: async (workspaceId, recipients) => await app.suppressions.suppressedAmong(workspaceId, recipients),
+      suppressedAmong: async (workspaceId, recipients) => await app.suppressions.suppressedAmong(workspaceId, recipients, recipient => app.privacy.digest(workspaceId, recipient)),
       bodyLimitBytes: config.CAMPAIGN_BODY_LIMIT_BYTES
     }, request)
     const created = await app.campaigns.create(draft.campaign, draft.recipients,

@@ -10,6 +10,7 @@ import dbPlugin from '../plugins/db.js'
 import dispatchPlugin from '../plugins/dispatch.js'
 import docsPlugin from '../plugins/docs.js'
 import eventsPlugin from '../plugins/events.js'
+import privacyPlugin from '../plugins/privacy.js'
 import idempotencyPlugin from '../plugins/idempotency.js'
 import qualityGuardPlugin from '../plugins/quality-guard.js'
 import inboxPlugin from '../plugins/inbox.js'
@@ -46,6 +47,7 @@ import campaignRoutes from '../routes/campaigns.js'
 import relayRoutes from '../routes/relays.js'
 import conversationRoutes from '../routes/conversations.js'
 import inboundRoutes from '../routes/inbound.js'
+import erasureRoutes from '../routes/erasures.js'
 import webhookRoutes from '../routes/webhooks.js'
 import type { Config } from './config.js'
 import type { Runtime } from './runtime.js'
@@ -107,6 +109,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(workPlugin)
   await app.register(eventsPlugin)
   await app.register(relaysPlugin)
+  await app.register(privacyPlugin)
   await app.register(upstreamPlugin)
   await app.register(connectionsPlugin)
   await app.register(templateSyncPlugin)
@@ -159,6 +162,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     await api.register(templateRoutes)
     await api.register(inboundRoutes)
     await api.register(conversationRoutes)
+    await api.register(erasureRoutes)
   })
   await app.register(async function dashboard (dashboard) {
     await dashboard.register(formbody)

@@ -98,7 +98,9 @@ export const ConfigSchema = Type.Object({
   /** upstream error codes counted as quality failures besides 131049, 131050, 131048, 131031, 130497; comma-separated */
   QUALITY_GUARD_FAILURE_CODES: Type.String({ pattern: '^(\\d{1,9}(,\\d{1,9})*)?$', default: '' }),
   /** how long a guard pause's cause must stay cleared before the campaign resumes by itself */
-  QUALITY_GUARD_RECOVERY_MS: Int(0, 3600000)
+  QUALITY_GUARD_RECOVERY_MS: Int(0, 3600000),
+  /** how often content past a workspace's retention_days is purged (CONTRACT.md 17) */
+  RETENTION_SWEEP_MS: Int(1000, 3600000)
 })
 
 export type Config = Static<typeof ConfigSchema>

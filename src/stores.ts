@@ -4,6 +4,7 @@ import { auditLogStore } from './store/audit-log.js'
 import { campaignUploadStore } from './store/campaign-uploads.js'
 import { campaignMessage } from './campaigns/payload.js'
 import { campaignStore } from './store/campaigns.js'
+import { erasureStore } from './store/erasures.js'
 import { connectionStore } from './store/connections.js'
 import { conversationStore } from './store/conversations.js'
 import { idempotencyKeyStore } from './store/idempotency-keys.js'
@@ -72,7 +73,8 @@ export function createStores (db: Database) {
     templateChanges: templateChangeStore(db),
     usage: usageStore(db),
     campaigns: campaignStore(db, { build: campaignMessage, outbox }),
-    campaignUploads: campaignUploadStore(db)
+    campaignUploads: campaignUploadStore(db),
+    erasures: erasureStore(db)
   }
 }
 

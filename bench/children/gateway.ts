@@ -22,7 +22,7 @@ if (process.env.BENCH_GATEWAY_ABLATION === 'no-writes') {
   app.messages.create = async (message: PendingMessage) => ({ record: {
     ...message, apiKeyId: message.apiKeyId ?? null, dispatcherId: message.dispatcherId ?? null, clientReference: message.clientReference ?? null, campaignId: null,
     status: 'pending', wamid: null, errorCode: null, errorText: null, attempts: 0, pricingCategory: null, idempotencyKey: null,
-    sentAt: null, failedAt: null, queuedAt: null, sendingAt: null, createdAt: new Date(), updatedAt: new Date(), heldReason: null, heldSince: null, heldMs: 0, pricing: null, billable: null
+    sentAt: null, failedAt: null, queuedAt: null, sendingAt: null, createdAt: new Date(), updatedAt: new Date(), heldReason: null, heldSince: null, heldMs: 0, pricing: null, billable: null, contentPurgedAt: null, erased: false
   } })
   app.messages.markSent = async () => {}
 }

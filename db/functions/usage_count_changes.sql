@@ -13,6 +13,10 @@
 -- write of a record, the send path's hottest statement (bench/audience.ts).
 CREATE OR REPLACE FUNCTION "usage_count_changes"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+	-- a purge or an erasure (src/privacy/) changes no figure: its transaction says so, and the counts stay where they were
+	IF current_setting('outbound.counts_kept', true) = 'on' THEN
+		RETURN NULL;
+	END IF;
 	INSERT INTO "usage_sent" ("workspace_id", "hour", "prefix", "messages")
 	SELECT d.workspace_id, d.hour, d.prefix, sum(d.n)
 	FROM (

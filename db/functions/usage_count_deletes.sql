@@ -4,6 +4,10 @@
 -- (the purge, an erasure). Written in key order, as usage_count_changes.sql says why.
 CREATE OR REPLACE FUNCTION "usage_count_deletes"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+	-- a purge or an erasure (src/privacy/) changes no figure: its transaction says so, and the counts stay where they were
+	IF current_setting('outbound.counts_kept', true) = 'on' THEN
+		RETURN NULL;
+	END IF;
 	INSERT INTO "usage_sent" ("workspace_id", "hour", "prefix", "messages")
 	SELECT o.workspace_id, date_trunc('hour', o.created_at, 'UTC'), left(o.recipient, 3), -count(*)
 	FROM old_rows o WHERE o.wamid IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3

@@ -26,4 +26,4 @@ UPDATE "api_keys" SET "scopes" = "scopes" || '["templates:read","templates:write
 WHERE "scopes" @> '["messages:send","messages:read","media:write","campaigns:write","campaigns:read","suppressions:write","usage:read"]'::jsonb
   AND NOT "scopes" @> '["templates:read"]'::jsonb;
 --> statement-breakpoint
-ALTER TABLE "api_keys" ALTER COLUMN "scopes" SET DEFAULT '["messages:send","messages:read","media:write","campaigns:write","campaigns:read","suppressions:write","usage:read","relays:write","templates:read","templates:write"]'::jsonb;
+ALTER TABLE "api_keys" ALTER COLUMN "scopes" SET DEFAULT '["messages:send","messages:read","media:write","campaigns:write","campaigns:read","suppressions:write","usage:read","privacy:write","relays:write","templates:read","templates:write"]'::jsonb;

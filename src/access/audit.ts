@@ -10,11 +10,12 @@ export const AUDIT_ACTIONS = [
   'campaign.created', 'campaign.paused', 'campaign.resumed', 'campaign.cancelled', 'user.signed_in',
   'relay.added', 'relay.removed',
   'template.created', 'template.updated', 'template.deleted',
-  'workspace.settings_changed'
+  'workspace.settings_changed',
+  'erasure.requested', 'erasure.completed', 'workspace.retention_changed'
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 
-export type TargetKind = 'key' | 'workspace' | 'connection' | 'webhook_endpoint' | 'suppression' | 'campaign' | 'user' | 'relay' | 'template'
+export type TargetKind = 'key' | 'workspace' | 'connection' | 'webhook_endpoint' | 'suppression' | 'campaign' | 'user' | 'relay' | 'template' | 'erasure'
 
 /** Who made a change and from where: an API key, a dashboard user, an operator at the command line, or the service itself. */
 export interface Who {

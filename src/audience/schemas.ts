@@ -8,6 +8,7 @@ const Nullable = <T extends ReturnType<typeof Type.String | typeof Type.Integer>
 export const SuppressionSchema = Type.Object({
   to: Nullable(Type.String({ description: 'The phone number; null for an entry by business-scoped user id.' })),
   recipient_user_id: Nullable(Type.String({ description: 'The business-scoped user id; null for an entry by phone number.' })),
+  erased: Type.Boolean({ description: 'The person was erased: the entry is kept as an HMAC of the number, and to and recipient_user_id are null.' }),
   reason: StringEnum(SUPPRESSION_REASONS),
   created_at: Type.String({ format: 'date-time' })
 })

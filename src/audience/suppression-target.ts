@@ -6,7 +6,13 @@ const PHONE_RE = new RegExp(PHONE)
 const USER_ID_RE = new RegExp(USER_ID)
 
 /** An entry as the API and the CLI show it: `to` or `recipient_user_id`, the other null (CONTRACT.md 14, 16). */
-export const suppressionView = (row: Suppression) => ({ ...recipientView(row.recipient), reason: row.reason, created_at: row.createdAt.toISOString() })
+export const suppressionView = (row: Suppression) => ({
+  // an erased person's opt-out names nobody: it is kept as an HMAC of the number (CONTRACT.md 17)
+  ...(row.erased ? { to: null, recipient_user_id: null } : recipientView(row.recipient)),
+  erased: row.erased,
+  reason: row.reason,
+  created_at: row.createdAt.toISOString()
+})
 
 /** Who a suppression request names, or why it names nobody (the field at fault). */
 export type Target = { recipient: string } | { problem: string, field: 'to' | 'recipient' }

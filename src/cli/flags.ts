@@ -10,6 +10,25 @@ export interface Flag<T> {
   parse(value: string | undefined, name: string): T
 }
 
+/** `--dry-run`: true when given. */
+export function present (): Flag<boolean> {
+  return { placeholder: '', required: false, switch: true, parse: value => value !== undefined }
+}
+
+/** `90d`, `12h`, `30m`, `0s`: a duration in milliseconds. */
+export function duration (placeholder: string): Flag<number> {
+  const UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 }
+  return {
+    placeholder,
+    required: true,
+    parse (value, name) {
+      const found = /^(\d{1,9})([dhms])$/.exec(text(placeholder).parse(value, name))
+      if (!found) throw new UsageError(`--${name} must be a number followed by d, h, m or s (90d, 12h, 30m, 0s)`)
+      return Number(found[1]) * UNITS[found[2]]
+    }
+  }
+}
+
 export function text (placeholder: string): Flag<string> {
   return {
     placeholder,

@@ -26,7 +26,7 @@ export const emitIntakeEvents: OnApplied = async function emitIntakeEvents (tx, 
   const subscribed = new Set(endpoints.map(endpoint => endpoint.workspaceId))
   const moved = applied.statusChanges.filter(change => change.status !== change.previousStatus && subscribed.has(change.workspaceId))
   const byId = new Map((await recordsOf(tx, moved.map(change => change.messageId))).map(record => [record.id, record]))
-  const inbound = applied.inbound.filter(message => subscribed.has(message.workspaceId)).map(message => ({ ...message, createdAt: message.receivedAt, readAt: null }))
+  const inbound = applied.inbound.filter(message => subscribed.has(message.workspaceId)).map(message => ({ ...message, createdAt: message.receivedAt, readAt: null, contentPurgedAt: null }))
   const parts = await partsOf(tx, inbound)
   await emitEvents(tx, [
     ...moved.flatMap(change => byId.has(change.messageId) ? stepsOf(change, byId.get(change.messageId)!) : []),

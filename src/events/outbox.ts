@@ -12,5 +12,5 @@ export const OUTBOX_CONCURRENCY = 512
 export const ENDPOINT_IN_FLIGHT = 384
 
 /** CONTRACT.md 10's event types; `webhook.test` is the dashboard's "send test event" (sent to one endpoint only). */
-export const EVENT_TYPES = ['message.queued', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'message.received', 'template.updated', 'campaign.completed', 'flow.completed', 'campaign.paused', 'campaign.resumed'] as const
+export const EVENT_TYPES = ['message.queued', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'message.received', 'template.updated', 'campaign.completed', 'campaign.paused', 'campaign.resumed', 'flow.completed', 'contact.erased'] as const
 export type EventType = typeof EVENT_TYPES[number] | 'webhook.test'

@@ -76,7 +76,7 @@ async function upload (deps: MediaDeps, target: UploadTarget, mime: string, file
   await deps.media.insert(row)
   if (keep) await deps.media.markStored(row.workspaceId, mediaId, { sha256: file.sha256, fileSize: file.size })
   deps.log.info({ mediaId, kind: file.kind, size: file.size }, 'media uploaded')
-  return { ...row, storedAt: keep ? new Date() : null, mirrorError: null, createdAt: new Date() }
+  return { ...row, storedAt: keep ? new Date() : null, mirrorError: null, createdAt: new Date(), contentPurgedAt: null }
 }
 
 /** A media row as the API shows it (CONTRACT.md 13): `sha256` in lowercase hex. */

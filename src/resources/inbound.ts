@@ -12,7 +12,8 @@ export function publicInbound (message: InboundMessage) {
     from_user_id: message.fromUserId,
     type: message.type,
     phone_number_id: message.phoneNumberId,
-    received_at: message.receivedAt.toISOString()
+    received_at: message.receivedAt.toISOString(),
+    content_purged_at: message.contentPurgedAt?.toISOString() ?? null
   }
 }
 

@@ -3,7 +3,7 @@ import { recipientView } from './recipient.js'
 import { historyView, messageHistory, type HistoryFields, type UpstreamEvent } from './history.js'
 
 /** The record's fields the API shows (never the payload: a read does not return the message's content). */
-export type MessageFields = Pick<MessageRecord, 'id' | 'wamid' | 'recipient' | 'phoneNumberId' | 'type' | 'status' | 'errorCode' | 'errorText' | 'attempts' | 'clientReference' | 'heldReason' | 'pricing'> & HistoryFields
+export type MessageFields = Pick<MessageRecord, 'id' | 'wamid' | 'recipient' | 'phoneNumberId' | 'type' | 'status' | 'errorCode' | 'errorText' | 'attempts' | 'clientReference' | 'heldReason' | 'pricing' | 'contentPurgedAt' | 'erased'> & HistoryFields
 
 const errorOf = (code: string | null, message: string | null) => code === null ? null : { code, message }
 
@@ -23,6 +23,9 @@ export function messageView (row: MessageFields) {
     attempts: row.attempts,
     client_reference: row.clientReference,
     pricing: row.pricing ?? null,
+    // the content went (retention, a purge, an erasure: CONTRACT.md 17); an erased record names nobody
+    content_purged_at: row.contentPurgedAt?.toISOString() ?? null,
+    erased: row.erased,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString()
   }

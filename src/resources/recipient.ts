@@ -13,5 +13,7 @@ export function isUserId (recipient: string): boolean {
 
 /** The API's two fields for a recipient (M, events, the CLI): `to` null when only the user id is known. */
 export function recipientView (recipient: string): { to: string | null, recipient_user_id: string | null } {
+  // an erased record's recipient is '' (CONTRACT.md 17)
+  if (recipient === '') return { to: null, recipient_user_id: null }
   return isUserId(recipient) ? { to: null, recipient_user_id: recipient } : { to: recipient, recipient_user_id: null }
 }

@@ -135,6 +135,19 @@ export const jobSql = {
       where locked_by = ${worker} and status = 'running' and id = ${anyOf(ids, 'bigint')}`)
   },
 
+  /**
+   * A recurring task's next run (src/work/runner.ts, defineRecurring): one job at `runAt` unless the
+   * queue has one already besides `current` (the run that is ending). Under a lock of the queue's
+   * name, so that processes starting together schedule one.
+   */
+  async scheduleOne (db: Pick<Database, 'transaction'>, queue: string, runAt: Date, current?: number): Promise<void> {
+    await db.transaction(async tx => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${queue}))`)
+      await tx.execute(sql`insert into jobs (queue, payload, run_at) select ${queue}, ''::bytea, ${runAt.toISOString()}::timestamptz
+        where not exists (select 1 from jobs where queue = ${queue} and status <> 'dead' and id <> ${current ?? 0})`)
+    })
+  },
+
   /** Dead letters back to ready, with a fresh count of attempts. */
   async replayDead (db: Executor, queue: string, ids?: number[]): Promise<number> {
     const only = ids ? sql`and id = ${anyOf(ids, 'bigint')}` : sql``

@@ -22,7 +22,9 @@ export const MESSAGE_COLUMNS = {
   createdAt: messages.createdAt,
   updatedAt: messages.updatedAt,
   heldReason: messages.heldReason,
-  pricing: messages.pricing
+  pricing: messages.pricing,
+  contentPurgedAt: messages.contentPurgedAt,
+  erased: messages.erased
 }
 
 export type MessageRow = Pick<MessageRecord, keyof typeof MESSAGE_COLUMNS>

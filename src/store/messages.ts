@@ -276,7 +276,9 @@ function pendingRecord (message: PendingMessage, createdAt: Date, updatedAt: Dat
     heldSince: null,
     heldMs: 0,
     pricing: null,
-    billable: null
+    billable: null,
+    contentPurgedAt: null,
+    erased: false
   }
 }
 

@@ -44,23 +44,25 @@ export async function coolDown (on: Executor, rows: Array<{ workspaceId: string,
 
 export function suppressionStore (db: Database) {
   return {
-    /** Whether the recipient is suppressed or cooling down: one statement, both primary keys. */
-    async blocked (workspaceId: string, recipient: string): Promise<Blocked> {
+    /** Whether the recipient is suppressed (as given, or as `erasedAs`: an erased person's HMAC) or cooling down: one statement, both primary keys. */
+    async blocked (workspaceId: string, recipient: string, erasedAs?: string): Promise<Blocked> {
       const result = await db.execute(sql`select
-        exists (select 1 from suppressions where workspace_id = ${workspaceId} and recipient = ${recipient}) as suppressed,
+        exists (select 1 from suppressions where workspace_id = ${workspaceId} and recipient in (${recipient}, ${erasedAs ?? recipient})) as suppressed,
         (select until from cooldowns where workspace_id = ${workspaceId} and recipient = ${recipient} and until > now()) as until`)
       const [row] = rowsOf<{ suppressed: boolean, until: string | Date | null }>(result)
       return { suppressed: row.suppressed, coolingDownUntil: row.until === null ? null : new Date(row.until) }
     },
 
     /** Which of these recipients are suppressed: one statement for a whole campaign's list (in chunks). */
-    async suppressedAmong (workspaceId: string, recipients: string[]): Promise<Set<string>> {
+    async suppressedAmong (workspaceId: string, recipients: string[], erasedAs?: (recipient: string) => string): Promise<Set<string>> {
       const found = new Set<string>()
       for (let start = 0; start < recipients.length; start += 10_000) {
         const chunk = recipients.slice(start, start + 10_000)
+        const asked = new Map(chunk.map(recipient => [recipient, recipient]))
+        if (erasedAs) for (const recipient of chunk) asked.set(erasedAs(recipient), recipient)
         const rows = await db.select({ recipient: suppressions.recipient }).from(suppressions)
-          .where(and(eq(suppressions.workspaceId, workspaceId), inArray(suppressions.recipient, chunk)))
-        for (const row of rows) found.add(row.recipient)
+          .where(and(eq(suppressions.workspaceId, workspaceId), inArray(suppressions.recipient, [...asked.keys()])))
+        for (const row of rows) found.add(asked.get(row.recipient)!)
       }
       return found
     },

@@ -53,7 +53,10 @@ export function webhookStore (db: Database) {
     // the attempt's own row is written by the same statement (the delivery page lists them)
     await db.execute(sql`with updated as (
         update webhook_deliveries d set status = v.status, attempts = d.attempts + 1, last_response_status = v.response_status,
-          last_error = v.error, next_attempt_at = v.next_attempt_at, delivered_at = case when v.status = 'delivered' then now() else null end
+          last_error = v.error, next_attempt_at = v.next_attempt_at, delivered_at = case when v.status = 'delivered' then now() else null end,
+          -- contact.erased names the person: its body goes once it is delivered or has failed (CONTRACT.md 17)
+          body = case when d.type = 'contact.erased' and v.status <> 'pending' then json_build_object('type', d.type)::text else d.body end,
+          content_purged_at = case when d.type = 'contact.erased' and v.status <> 'pending' then now() else d.content_purged_at end
         from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, status text, response_status int, error text, next_attempt_at timestamptz)
         where d.id = ${anyOf(rows.map(row => row.id))} and d.id = v.id
         returning d.id, d.attempts, d.status, d.last_response_status, d.last_error)

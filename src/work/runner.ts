@@ -52,6 +52,8 @@ export interface WorkRunner {
   defineBatch(queue: string, options: BatchOptions, task: BatchTask): void
   /** Work with side effects outside the database, under a lease: after a crash it is offered again, and the task decides what is safe to repeat. */
   defineLeased(queue: string, options: LeasedOptions, task: LeasedTask): void
+  /** Work done every `everyMs` by one process at a time (a sweep): one job, scheduled again as each run ends, whatever its outcome. */
+  defineRecurring(queue: string, options: { everyMs: number, leaseMs?: number }, task: () => Promise<void>): void
   /** Stores jobs, in the caller's transaction when given one; call wake() after it commits. */
   enqueue(jobs: NewJob[], tx?: Pick<Database, 'execute'>): Promise<number[]>
   /** Looks for work on the queue now rather than at its next poll. */
@@ -91,6 +93,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
   const leasedWork = new Map<string, { settled: Set<Promise<void>>, renewal: NodeJS.Timeout }>()
   let started = false
   let stopping = false
+  const recurring: Array<() => Promise<void>> = []
   // the retries of writes that must land, ended at once by stop (src/faults/waits.ts)
   const stopped = stoppableWaits()
 
@@ -238,6 +241,18 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
       leasedWork.set(name, { settled, renewal })
     },
 
+    defineRecurring (name, options, task) {
+      const next = async (current?: number) => { await jobSql.scheduleOne(db, name, new Date(Date.now() + (current === undefined ? 0 : options.everyMs)), current) }
+      this.defineLeased(name, { batch: 1, concurrency: 1, leaseMs: options.leaseMs, pollMs: Math.min(options.everyMs, 1000), maxAttempts: 1 }, async job => {
+        try {
+          await task()
+        } finally {
+          await next(job.id)
+        }
+      })
+      recurring.push(next)
+    },
+
     async enqueue (jobs, tx) {
       return await jobSql.enqueue(tx ?? db, jobs)
     },
@@ -252,6 +267,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
     start () {
       started = true
       for (const queue of queues.values()) run(queue)
+      for (const schedule of recurring) schedule().catch(error => log.warn({ code: faultCode(error) }, 'could not schedule a recurring task'))
     },
 
     async stop (graceMs) {

@@ -26,7 +26,7 @@ describe('outbound webhooks … (CLI, embedded database)', () => {
 
   it('adds with every event type by default, lists without secrets, lists deliveries, replays, removes', async () => {
     const added = await cli(['webhooks', 'add', '--workspace', workspace, '--url', 'http://127.0.0.1:9/all'], { WEBHOOKS_ALLOW_PRIVATE: 'true' })
-    expect(added.json.events).toEqual(['message.queued', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'message.received', 'template.updated', 'campaign.completed', 'flow.completed', 'campaign.paused', 'campaign.resumed'])
+    expect(added.json.events).toEqual(['message.queued', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'message.received', 'template.updated', 'campaign.completed', 'campaign.paused', 'campaign.resumed', 'flow.completed', 'contact.erased'])
     const listed = await cli(['webhooks', 'list', '--workspace', workspace])
     expect(listed.json.endpoints).toHaveLength(2)
     expect(listed.json.endpoints[1]).toEqual({ id: added.json.id, url: 'http://127.0.0.1:9/all', events: added.json.events, created_at: expect.any(String) })

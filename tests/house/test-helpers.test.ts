@@ -25,7 +25,9 @@ const RUNS_COMMANDS = {
   // the README's shell lines for the sandbox's key, in sh
   'tests/sandbox/sandbox.test.ts': /execFile\)\('sh'/,
   // whether a Docker runtime answers, before a testcontainer
-  'tests/db/testcontainers.test.ts': /execFileSync\('docker'/
+  'tests/db/testcontainers.test.ts': /execFileSync\('docker'/,
+  // CONTRACT.md 17's proof: a logical dump by pg_dump of the database an erasure ran on
+  'tests/privacy/helpers.ts': /execFileSync\('pg_dump'/
 } as Record<string, RegExp>
 
 describe('the house: the tests\' helpers, one of each in tests/helpers', () => {

@@ -32,6 +32,7 @@ function expected (example: string): Record<string, unknown> {
   if (example.includes('"to":"+15550000009"')) return { ok: false, code: 'recipient_opted_out' }
   if (example.includes('no_such_template')) return { ok: false, code: 'template_not_found' }
   if (example.includes('/api/suppressions.php')) return example.includes('-X POST') ? { ok: true, suppression: expect.objectContaining({ reason: 'manual' }) } : example.includes('-X DELETE') ? { ok: true } : { ok: true, suppressions: expect.any(Array) }
+  if (example.includes('/api/erasures.php')) return { ok: true, erasure: expect.objectContaining({ id: expect.stringMatching(/^era_/), status: expect.stringMatching(/^(pending|completed)$/) }) }
   if (example.includes('/api/limits.php')) return { ok: true, phone_numbers: expect.arrayContaining([expect.objectContaining({ messaging_limit: expect.objectContaining({ tier: 'TIER_2K', limit: 2000 }) })]) }
   if (example.includes('/api/usage.php')) return { ok: true, rows: expect.any(Array) }
   if (example.includes('/api/campaigns.php')) return { ok: true, campaign: expect.objectContaining({ id: expect.stringMatching(/^cmp_/), counts: expect.objectContaining({ total: 2 }) }) }

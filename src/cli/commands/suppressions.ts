@@ -6,9 +6,9 @@ import { integer, optional, text, UsageError } from '../flags.js'
 import { existingWorkspace } from './workspace.js'
 
 /** --to (a phone number) or --recipient (a business-scoped user id), as the API takes them. */
-function recipientOf (given: { to?: string, recipient?: string }, required: true): string
-function recipientOf (given: { to?: string, recipient?: string }, required: false): string | undefined
-function recipientOf (given: { to?: string, recipient?: string }, required: boolean): string | undefined {
+export function recipientOf (given: { to?: string, recipient?: string }, required: true): string
+export function recipientOf (given: { to?: string, recipient?: string }, required: false): string | undefined
+export function recipientOf (given: { to?: string, recipient?: string }, required: boolean): string | undefined {
   const target = suppressionTarget(given, required)
   if (target && 'problem' in target) throw new UsageError(target.problem)
   return target?.recipient

@@ -1,0 +1,66 @@
+import { actors, audit } from '../../access/audit.js'
+import { mediaDir, type Config } from '../../config.js'
+import { fileStorage } from '../../media/storage.js'
+import { runErasure } from '../../privacy/erase.js'
+import { erasureView, requestErasure } from '../../privacy/erasures.js'
+import { optOutDigester } from '../../privacy/opt-out-key.js'
+import { purgeContent } from '../../privacy/purge.js'
+import { publicWorkspace } from '../../resources/workspace.js'
+import type { Runtime } from '../../runtime.js'
+import { CommandError, defineCommand } from '../command.js'
+import { duration, optional, present, text, UsageError, type Flag } from '../flags.js'
+import { recipientOf } from './suppressions.js'
+import { existingWorkspace } from './workspace.js'
+
+const days: Flag<number | null> = {
+  placeholder: 'N|none',
+  required: true,
+  parse (value, name) {
+    const given = text('N|none').parse(value, name)
+    if (given === 'none') return null
+    const number = /^\d+$/.test(given) ? Number(given) : NaN
+    if (!(number >= 1 && number <= 3650)) throw new UsageError(`--${name} must be a number of days from 1 to 3650, or none`)
+    return number
+  }
+}
+
+export const workspaceRetention = defineCommand({
+  summary: 'sets how many days a workspace\'s content is kept (none: for ever); older content is purged by the retention sweep',
+  flags: { workspace: text('ID'), days },
+  async run ({ workspace, days }, runtime) {
+    await existingWorkspace(runtime, workspace)
+    const updated = await runtime.stores.workspaces.setRetention(workspace, days,
+      audit.of(actors.cli(), 'workspace.retention_changed', changed => ({ workspaceId: changed.id, target: { kind: 'workspace', id: changed.id } })))
+    return publicWorkspace(updated!)
+  }
+})
+
+export const purge = defineCommand({
+  summary: 'purges a workspace\'s content older than D (90d, 12h, 30m, 0s) now; --dry-run counts it',
+  flags: { workspace: text('ID'), 'older-than': duration('D'), 'dry-run': present() },
+  async run ({ workspace, 'older-than': olderThan, 'dry-run': dryRun }, runtime, config) {
+    await existingWorkspace(runtime, workspace)
+    const purged = await purgeContent({ db: runtime.database.db, storage: fileStorage(mediaDir(config)) },
+      { workspaceId: workspace, before: new Date(Date.now() - olderThan) }, { dryRun })
+    return { ok: true, purged }
+  }
+})
+
+export const erase = defineCommand({
+  summary: 'erases one person (--to a number or --recipient a user id) from a workspace and waits until it is done',
+  flags: { workspace: text('ID'), to: optional(text('N')), recipient: optional(text('USER_ID')) },
+  async run ({ workspace, to, recipient }, runtime, config) {
+    await existingWorkspace(runtime, workspace)
+    const deps = await eraseDeps(runtime, config)
+    // carried out here, not by a server's task: the embedded database has one process at a time
+    const asked = await requestErasure(deps.erasures, deps.cipher, { enqueue: async () => [] }, '', { workspaceId: workspace, recipient: recipientOf({ to, recipient }, true), who: actors.cli() })
+    const done = await runErasure(deps, asked.id)
+    if (!done) throw new CommandError('the erasure disappeared while it ran')
+    return erasureView(done)
+  }
+})
+
+async function eraseDeps (runtime: Runtime, config: Config) {
+  const db = runtime.database.db
+  return { db, erasures: runtime.stores.erasures, cipher: runtime.cipher, storage: fileStorage(mediaDir(config)), digest: await optOutDigester(db, runtime.cipher), outbox: runtime.stores.outbox }
+}

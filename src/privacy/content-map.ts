@@ -103,10 +103,19 @@ export const CONTENT_MAP: readonly ContentTable[] = [
     erase: 'event_deliveries'
   },
   { table: 'webhook_delivery_attempts', content: ['error'], person: [], erase: 'event_deliveries' },
+  {
+    // Meta's bytes relayed to a workspace's targets (CONTRACT.md 18): a finished delivery goes whole; one still retried stays until it ends
+    table: 'relay_deliveries',
+    content: ['body'],
+    person: ['body'],
+    purge: { table: 'relay_deliveries', at: 'created_at', key: 'id', of: inWorkspace, unpurged: sql`t.status <> 'pending'` },
+    erase: 'webhook_deliveries'
+  },
   { table: 'cooldowns', content: [], person: ['recipient'], erase: 'audience' },
   { table: 'messaging_limit_recipients', content: [], person: ['recipient'], erase: 'audience' },
   { table: 'suppressions', content: [], person: ['recipient'], erase: 'audience' },
-  { table: 'user_id_links', content: [], person: ['old_user_id', 'new_user_id'], erase: 'audience' }
+  { table: 'user_id_links', content: [], person: ['old_user_id', 'new_user_id'], erase: 'audience' },
+  { table: 'conversations', content: [], person: ['person', 'to', 'recipient_user_id'], erase: 'audience' }
 ]
 
 /**
@@ -116,5 +125,5 @@ export const CONTENT_MAP: readonly ContentTable[] = [
 export const NO_CONTENT = [
   'workspaces', 'connections', 'phone_numbers', 'api_keys', 'templates', 'settings', 'dispatchers', 'queue_drainers',
   'users', 'sessions', 'webhook_endpoints', 'audit_log', 'messaging_limit_counts', 'usage_sent', 'usage_priced',
-  'template_resyncs', 'quality_history', 'campaigns', 'erasures'
+  'template_resyncs', 'quality_history', 'campaigns', 'erasures', 'relay_targets', 'template_edits', 'template_name_locks'
 ] as const

@@ -98,6 +98,8 @@ export async function eraseWebhookDeliveries (tx: Executor, person: Person): Pro
   const aside = rowsOf(await tx.execute(sql`delete from webhook_kept_aside where ${mentions(sql`event`, person.ids)} returning 1`))
   const inbox = rowsOf(await tx.execute(sql`delete from jobs where queue = ${ERASED_INBOX} and status = 'dead'
     and ${mentions(sql`convert_from(payload, 'UTF8')`, person.ids)} returning 1`))
+  // what the workspace's relays were given of them, sent or not
+  await tx.execute(sql`delete from relay_deliveries where workspace_id = ${person.workspaceId} and ${mentions(sql`convert_from(body, 'UTF8')`, person.ids)}`)
   // statuses for a wamid no record has (kept, never dropped) that name them
   await tx.execute(sql`update message_events set wamid = 'erased:' || id, payload = '{}'::jsonb, error_text = null
     where message_id is null and ${mentions(sql`payload::text`, person.ids)}`)
@@ -128,6 +130,7 @@ export async function eraseAudience (tx: Executor, person: Person): Promise<void
   const digests = JSON.stringify(ids.map(id => ({ id, digest: person.digests[id] })))
   await tx.execute(sql`delete from cooldowns where workspace_id = ${workspaceId} and recipient = ${anyOf(ids)}`)
   await tx.execute(sql`delete from user_id_links where workspace_id = ${workspaceId} and (old_user_id = ${anyOf(ids)} or new_user_id = ${anyOf(ids)})`)
+  await tx.execute(sql`delete from conversations where workspace_id = ${workspaceId} and (person = ${anyOf(ids)} or "to" = ${anyOf(ids)} or recipient_user_id = ${anyOf(ids)})`)
   // the counts' rows first, as the messaging limit's functions take them (docs/decisions/035-lock-order.md)
   await tx.execute(sql`select 1 from messaging_limit_counts where waba_id = ${wabasOf(workspaceId)} order by waba_id for update`)
   // a person erased twice has their HMAC's rows already: the later row's time is kept there, and the count loses the duplicate

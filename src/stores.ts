@@ -14,7 +14,6 @@ import { mediaStore } from './store/media.js'
 import { messagingLimitStore } from './store/messaging-limit.js'
 import { messageSearch } from './store/message-search.js'
 import { messageStore } from './store/messages.js'
-import { queueDrainerStore } from './store/queue-drainers.js'
 import { queuedSendStore } from './store/queued-sends.js'
 import { readCache } from './store/read-cache.js'
 import { serviceWindowStore } from './store/service-window.js'
@@ -57,7 +56,6 @@ export function createStores (db: Database) {
     messageReads: messageReads(db),
     webhooks: webhookStore(db),
     queuedSends: queuedSendStore(db, outbox),
-    queueDrainers: queueDrainerStore(db),
     serviceWindow: serviceWindowStore(db),
     userIds: userIdStore(db),
     suppressions: suppressionStore(db),

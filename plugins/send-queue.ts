@@ -37,7 +37,6 @@ export default fp(async function sendQueue (app) {
     holds: app.holds,
     worker: app.dispatcherId,
     dispatchers: dispatcherStore(app.database.db, app.outbox),
-    log: app.log,
     leaseMs: config.DISPATCHER_LEASE_MS,
     maxAgeMs: config.QUEUE_MAX_AGE_MS,
     throughputMps: config.THROUGHPUT_MPS,

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { FastifyBaseLogger } from 'fastify'
 import { AGELESS_HOLDS, type HoldStore } from '../store/holds.js'
 import { QueuedSendLeft } from '../dispatch/stop.js'
 import { throughputOf, windowFor } from '../pacer/throughput.js'
@@ -50,7 +49,6 @@ export interface QueueDeps {
   holds: Pick<HoldStore, 'hold'>
   /** this process: names the records it sends (the dispatcher id) */
   worker: string
-  log: FastifyBaseLogger
   /** a number's lease and its jobs' (DISPATCHER_LEASE_MS), expiry (QUEUE_MAX_AGE_MS), THROUGHPUT_MPS */
   leaseMs: number
   maxAgeMs: number

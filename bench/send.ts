@@ -36,12 +36,17 @@ async function subjects (emulatorUrl: string): Promise<Subject[]> {
   if (process.env.BENCH_SEND_SCOPED_KEY === '1') started.splice(1, 0, ['gateway, key limited to messages:send and its number', await startChild('gateway', { ...unpaced, BENCH_GATEWAY_KEY: 'scoped' })])
   // BENCH_SEND_BEFORE=<git ref>: the gateway as it was at that commit, in the same run ("of before":
   // what the code since then costs a send; issue 29 asks ≥ 0.97× for the scope checks)
+  const postgres = process.env.BENCH_DATABASE_URL
   if (BEFORE) {
     const tree = checkoutRef(BEFORE)
     started.splice(1, 0, [`${BEFORE_NAME} ${BEFORE}`, await startChild('gateway', unpaced, { root: tree.root }), async () => tree.remove()])
+    // with BENCH_DATABASE_URL, that commit's gateway on PostgreSQL too (its tree is removed with the PGlite one's)
+    if (postgres) {
+      const database = await createPostgresDatabase(postgres)
+      started.splice(1, 0, [`gateway (PostgreSQL) at ${BEFORE}`, await startChild('gateway', { ...unpaced, BENCH_GATEWAY_DATABASE_URL: database.url }, { root: tree.root }), database.drop])
+    }
   }
   // BENCH_DATABASE_URL: the gateway on PostgreSQL too, to tell the database's share from the rest
-  const postgres = process.env.BENCH_DATABASE_URL
   if (postgres) {
     const database = await createPostgresDatabase(postgres)
     started.splice(1, 0, ['gateway (PostgreSQL)', await startChild('gateway', { ...unpaced, BENCH_GATEWAY_DATABASE_URL: database.url }), database.drop])
@@ -123,9 +128,11 @@ export async function benchSend (): Promise<string> {
         }
         const cell = all.map(subject => ({ subject, ...medianRound(rounds.get(subject)!) }))
         const bare = cell.find(result => result.subject.name === BARE)!
-        const before = cell.find(result => result.subject.name.startsWith(BEFORE_NAME))
+        // each gateway against that commit's on the same database (PostgreSQL against PostgreSQL)
+        const beforeOf = (name: string) => cell.find(result => result.subject.name.startsWith(name.includes('PostgreSQL') ? 'gateway (PostgreSQL) at' : BEFORE_NAME))
         for (const result of cell) {
-          const ofBefore = before ? [`${(result.perSecond / before.perSecond).toFixed(2)}×`] : []
+          const before = BEFORE ? beforeOf(result.subject.name) : undefined
+          const ofBefore = BEFORE ? [before ? `${(result.perSecond / before.perSecond).toFixed(2)}×` : ''] : []
           rows.push([`${latencyMs} ms`, String(concurrency), result.subject.name, result.perSecond, `${(result.perSecond / bare.perSecond).toFixed(2)}×`, ...ofBefore, result.p50, `${(result.p50 / bare.p50).toFixed(2)}×`, result.p95, result.p99, result.cpu])
         }
       }

@@ -17,6 +17,8 @@ import { renewableClient } from './renewable.js'
 import * as schema from './schema.js'
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
+/** Anything that runs SQL: the database, or the transaction a caller is in (a transactional outbox writes there). */
+export type Executor = Pick<Database, 'execute'>
 export type DatabaseKind = 'postgres' | 'pglite' | 'memory'
 
 export interface DatabaseHandle {

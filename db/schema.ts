@@ -279,12 +279,17 @@ export const dispatchers = pgTable('dispatchers', {
   leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }).notNull()
 }, table => [index('dispatchers_lease').on(table.leaseExpiresAt)])
 
-/** Queued sends (src/messages/queue.ts): the process draining each number's queue, one at a time, under a lease it renews. */
-export const queueDrainers = pgTable('queue_drainers', {
-  phoneNumberId: text('phone_number_id').primaryKey(),
+/**
+ * The groups of a group mode of the runner (src/work/groups.ts: a number's queued sends and campaign
+ * messages): the process working each group's jobs, one at a time, under a lease it renews.
+ */
+export const jobGroups = pgTable('job_groups', {
+  /** the group mode (its name in the runner) */
+  name: text('name').notNull(),
+  groupKey: text('group_key').notNull(),
   holder: text('holder').notNull(),
   leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }).notNull()
-})
+}, table => [primaryKey({ columns: [table.name, table.groupKey] })])
 
 /** Dashboard users: each belongs to one workspace. */
 export const users = pgTable('users', {

@@ -16,7 +16,6 @@ declare module 'fastify' {
  */
 export default fp(async function inbox (app, options: { onApplied?: OnApplied }) {
   const inbox = createInbox({
-    db: app.database.db,
     work: app.work,
     log: app.log,
     onApplied: options.onApplied,

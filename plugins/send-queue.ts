@@ -3,7 +3,7 @@ import { serviceUnavailable } from '../src/errors.js'
 import { createCampaignLane } from '../src/campaigns/lane.js'
 import { faultCode } from '../src/faults/classify.js'
 import { untilItLands } from '../src/faults/retry.js'
-import { createSendQueue } from '../src/messages/queue.js'
+import { defineNumberDrains, NUMBER_DRAINS } from '../src/messages/queue.js'
 import { dispatcherStore } from '../src/store/dispatchers.js'
 import type { KeyToTake, MessageRecord, PendingMessage } from '../src/store/messages.js'
 
@@ -25,20 +25,18 @@ const POLL_MS = 250
 // a confirmation is retried for as long as the database may be away: until it lands no other process sends the record
 const CONFIRM_WITHIN_MS = 24 * 60 * 60_000
 
-/** Hand-over (with ASYNC_QUEUE_LIMIT) and the drain of queued sends through app.send. */
+/** Hand-over (with ASYNC_QUEUE_LIMIT) and the drain of queued sends through app.send, a group mode of the runner. */
 export default fp(async function sendQueue (app) {
   const { config } = app
-  const queue = createSendQueue({
-    db: app.database.db,
+  defineNumberDrains({
+    work: app.work,
     queuedSends: app.queuedSends,
-    drainers: app.queueDrainers,
     messages: app.messages,
     connections: app.connections,
     send: app.send,
     holds: app.holds,
     worker: app.dispatcherId,
     dispatchers: dispatcherStore(app.database.db, app.outbox),
-    log: app.log,
     leaseMs: config.DISPATCHER_LEASE_MS,
     maxAgeMs: config.QUEUE_MAX_AGE_MS,
     throughputMps: config.THROUGHPUT_MPS,
@@ -82,12 +80,11 @@ export default fp(async function sendQueue (app) {
       const record = await app.queuedSends.handOver(message, app.dispatcherId, take)
       if (!record) { known.count -= 1; return null }
       await confirm(record.id)
-      queue.wake()
+      app.work.wake(NUMBER_DRAINS)
       return record
     },
-    wake () { queue.wake() }
+    wake () { app.work.wake(NUMBER_DRAINS) }
   })
-  app.addHook('onReady', async function startDraining () { queue.start() })
-  // after dispatch's preClose has stopped the queued sends' waits (they go back to the queue)
-  app.addHook('preClose', async function stopDraining () { await queue.stop() })
-}, { name: 'send-queue', dependencies: ['db', 'dispatch', 'audience', 'send'] })
+  // started with the runner; stopped after dispatch's preClose has stopped the queued sends' waits (they go back to the queue)
+  app.addHook('preClose', async function stopDraining () { await app.work.halt(NUMBER_DRAINS) })
+}, { name: 'send-queue', dependencies: ['db', 'work', 'dispatch', 'audience', 'send'] })

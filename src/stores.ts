@@ -16,7 +16,6 @@ import { mediaStore } from './store/media.js'
 import { messagingLimitStore } from './store/messaging-limit.js'
 import { messageSearch } from './store/message-search.js'
 import { messageStore } from './store/messages.js'
-import { queueDrainerStore } from './store/queue-drainers.js'
 import { queuedSendStore } from './store/queued-sends.js'
 import { readCache } from './store/read-cache.js'
 import { relayStore } from './store/relays.js'
@@ -63,7 +62,6 @@ export function createStores (db: Database) {
     webhooks: webhookStore(db),
     relays: relayStore(db),
     queuedSends: queuedSendStore(db, outbox),
-    queueDrainers: queueDrainerStore(db),
     serviceWindow: serviceWindowStore(db),
     userIds: userIdStore(db),
     suppressions: suppressionStore(db),

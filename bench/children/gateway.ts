@@ -69,7 +69,7 @@ serve({
   holdDrain: async (held: boolean) => {
     const number = defaultAccount().phoneNumbers[0].id
     await app.database.db.execute(held
-      ? sql`insert into queue_drainers (phone_number_id, holder, lease_expires_at) values (${number}, 'bench', now() + interval '1 hour') on conflict (phone_number_id) do update set holder = 'bench', lease_expires_at = now() + interval '1 hour'`
-      : sql`delete from queue_drainers where holder = 'bench'`)
+      ? sql`insert into job_groups (name, group_key, holder, lease_expires_at) values ('number-drains', ${number}, 'bench', now() + interval '1 hour') on conflict (name, group_key) do update set holder = 'bench', lease_expires_at = now() + interval '1 hour'`
+      : sql`delete from job_groups where holder = 'bench'`)
   }
 }, { url, authorization })

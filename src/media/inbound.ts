@@ -1,5 +1,6 @@
 import type { StoredInbound } from '../store/inbound.js'
-import { jobSql, type Executor } from '../store/jobs.js'
+import type { Executor } from '../../db/client.js'
+import { jobSql } from '../work/jobs.js'
 import { insertMediaRows, type MediaRow, type NewMediaRow } from '../store/media.js'
 import type { MediaKind } from './kinds.js'
 

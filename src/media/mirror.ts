@@ -1,4 +1,4 @@
-import type { Job } from '../store/jobs.js'
+import type { Job } from '../work/jobs.js'
 import type { MediaRow } from '../store/media.js'
 import { isGone, tokenOf, type MediaDeps } from './deps.js'
 import { fetchChecked } from './fetch.js'

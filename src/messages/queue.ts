@@ -1,21 +1,25 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { FastifyBaseLogger } from 'fastify'
-import type { Database } from '../../db/client.js'
 import { AGELESS_HOLDS, type HoldStore } from '../store/holds.js'
 import { QueuedSendLeft } from '../dispatch/stop.js'
-import { faultCode } from '../faults/classify.js'
-import { faultLog } from '../faults/fault-log.js'
 import { throughputOf, windowFor } from '../pacer/throughput.js'
 import type { ConnectionStore } from '../store/connections.js'
 import type { DispatcherStore } from '../store/dispatchers.js'
-import { jobSql, type Job } from '../store/jobs.js'
 import type { MessageRecord, MessageStore } from '../store/messages.js'
-import type { QueueDrainerStore } from '../store/queue-drainers.js'
-import { QUEUED_SENDS, type QueuedSendStore } from '../store/queued-sends.js'
+import type { QueuedSendStore } from '../store/queued-sends.js'
 import type { SendService } from '../send/service.js'
-import { idlePolls } from '../work/backoff.js'
-import { CAMPAIGN_SENDS } from '../store/campaigns.js'
-import { drainNumber, type CampaignFeed, type NumberDrain, type SendOutcome } from './number-drain.js'
+import type { GroupOutcome } from '../work/groups.js'
+import type { Job } from '../work/jobs.js'
+import type { WorkRunner } from '../work/runner.js'
+import { CAMPAIGN_SENDS, QUEUED_SENDS } from '../work/send-queues.js'
+
+/** The runner's group mode that drains each number's queued sends and campaign messages. */
+export const NUMBER_DRAINS = 'number-drains'
+
+/** The campaigns' part of a number's drain (src/campaigns/lane.ts): their messages go in the room ordinary queued sends leave. */
+export interface CampaignFeed {
+  /** Makes up to `want` more of the number's campaign recipients into queued messages; `live`: some campaign of the number still has work. */
+  feed (numberId: string, want: number): Promise<{ live: boolean, made: number }>
+}
 
 /** Campaign messages in the drain (src/campaigns/lane.ts makes one): fed, claimed and held by their campaign. */
 export interface CampaignDispatch extends CampaignFeed {
@@ -36,18 +40,16 @@ const CONFIRM_POLL_MS = 50
 const CAMPAIGN_WAIT_MS = 24 * 60 * 60_000
 
 export interface QueueDeps {
-  db: Database
+  work: Pick<WorkRunner, 'defineGroups'>
   queuedSends: QueuedSendStore
-  drainers: QueueDrainerStore
   messages: MessageStore
   connections: Pick<ConnectionStore, 'active' | 'activeNumber' | 'numbersOf'>
   /** the send service: the audience rules asked again (a queued send may be held, or refused, before it goes), and the dispatch */
   send: Pick<SendService, 'again' | 'dispatch'>
   holds: Pick<HoldStore, 'hold'>
-  /** this process: holds drain leases and job leases, and names the records it sends (the dispatcher id) */
+  /** this process: names the records it sends (the dispatcher id) */
   worker: string
-  log: FastifyBaseLogger
-  /** drain and job leases (DISPATCHER_LEASE_MS), expiry (QUEUE_MAX_AGE_MS), THROUGHPUT_MPS */
+  /** a number's lease and its jobs' (DISPATCHER_LEASE_MS), expiry (QUEUE_MAX_AGE_MS), THROUGHPUT_MPS */
   leaseMs: number
   maxAgeMs: number
   throughputMps?: number
@@ -59,75 +61,38 @@ export interface QueueDeps {
   campaigns?: CampaignDispatch
 }
 
-export interface SendQueue {
-  start (): void
-  /** Looks for work now (a hand-over in this process) rather than at the next poll. */
-  wake (): void
-  stop (): Promise<void>
-}
+/** done: the job is finished; requeue: given back as it was; later: held, to be looked at again then. */
+export type SendOutcome = GroupOutcome
 
 /**
- * Drains queued sends (CONTRACT.md 9). Each number's queue is drained by one process at a time, the
- * one holding its lease (queue_drainers); the processes share the numbers. Every queued send goes
- * through app.send's dispatch in the queued lane: the same pacer (behind live sends), retries and
- * classification as a live send, with its expiry as deadline.
+ * Drains queued sends (CONTRACT.md 9): a group mode of the runner (src/work/groups.ts), a group per
+ * sending number, so each number's queue is drained by one process at a time and the processes
+ * share the numbers; in it, a recipient's messages go one at a time in arrival order, campaign
+ * messages in the room queued sends leave. Every queued send goes through app.send's dispatch in the
+ * queued lane: the same pacer (behind live sends), retries and classification as a live send, with
+ * its expiry as deadline. Woken by `work.wake(NUMBER_DRAINS)`.
  */
-export function createSendQueue (deps: QueueDeps): SendQueue {
-  const drains = new Map<string, NumberDrain>()
-  let timer: NodeJS.Timeout | undefined
-  let renewal: NodeJS.Timeout | undefined
-  let polling: Promise<void> | undefined
-  let stopped = false
-  let tookOver = !deps.singleProcess
-  // nothing to drain: the next look comes later and later (a hand-over in this process wakes it at once)
-  const polls = idlePolls(deps.pollMs)
-  const faults = faultLog(deps.log, 'queued sends: polling')
-
-  /** Starts a drain for each number with queued sends and none yet; whether any number had any. */
-  async function poll (): Promise<boolean> {
-    if (!tookOver) {
-      await deps.drainers.takeOverAll(QUEUED_SENDS, deps.worker)
-      tookOver = true
-    }
-    const numbers = [...new Set([
-      ...await deps.drainers.numbersWithWork(QUEUED_SENDS),
-      ...deps.campaigns ? [...await deps.drainers.numbersWithWork(CAMPAIGN_SENDS), ...await deps.campaigns.liveNumbers()] : []
-    ])]
-    for (const numberId of numbers) {
-      if (stopped || drains.has(numberId)) continue
-      if (!await deps.drainers.take(numberId, deps.worker, deps.leaseMs)) continue
+export function defineNumberDrains (deps: QueueDeps): void {
+  const campaignLane = deps.campaigns
+  deps.work.defineGroups<MessageRecord>(NUMBER_DRAINS, {
+    queue: QUEUED_SENDS,
+    behind: campaignLane && { queue: CAMPAIGN_SENDS, feed: async (numberId, want) => await campaignLane.feed(numberId, want), liveGroups: async () => await campaignLane.liveNumbers() },
+    leaseMs: deps.leaseMs,
+    pollMs: deps.pollMs,
+    singleProcess: deps.singleProcess,
+    async capacity (numberId) {
       const number = await deps.connections.activeNumber(numberId)
-      const capacity = drainCapacity(number?.throughputLevel ?? null, deps.throughputMps)
-      const drain = drainNumber(numberId, { ...deps, capacity, send: async (job, record) => await sendOne(job, record), campaigns: deps.campaigns })
-      drains.set(numberId, drain)
-      void drain.done.finally(() => {
-        drains.delete(numberId)
-        deps.drainers.release(numberId, deps.worker).catch(error => deps.log.warn({ code: faultCode(error) }, 'could not release a queue drain lease; it runs out by itself'))
-      })
-    }
-    return numbers.length > 0
-  }
-
-  function schedule (delayMs: number): void {
-    if (stopped) return
-    clearTimeout(timer)
-    timer = setTimeout(() => {
-      polling ??= poll()
-        .then(found => { faults.succeeded(); polls.after(found) })
-        // a database that blinks: look less often (up to IDLE_POLL_MAX_MS), one log line per outage
-        .catch(error => { faults.failed(error); polls.after(false) })
-        .finally(() => { polling = undefined; schedule(polls.delayMs) })
-    }, delayMs).unref()
-  }
-
-  async function renew (): Promise<void> {
-    const held = await deps.drainers.renew([...drains.keys()], deps.worker, deps.leaseMs)
-    for (const [numberId, drain] of drains) if (!held.includes(numberId)) drain.stop()
-    await jobSql.renew(deps.db, deps.worker, [...drains.values()].flatMap(drain => drain.jobIds()), deps.leaseMs)
-  }
+      return drainCapacity(number?.throughputLevel ?? null, deps.throughputMps)
+    },
+    async read (jobs) {
+      const records = new Map((await deps.queuedSends.byIds(jobs.map(job => job.payload.toString('utf8')))).map(record => [record.id, record]))
+      return jobs.map(job => records.get(job.payload.toString('utf8')))
+    },
+    lineOf: (job, record) => record?.recipient ?? `job:${job.id}`
+  }, sendOne)
 
   /** One record, whose job this process leased: sent now, held for later, or finished without a send when that is no longer right. */
-  async function sendOne (job: Job, record: MessageRecord | undefined): Promise<SendOutcome> {
+  async function sendOne (_job: Job, record: MessageRecord | undefined): Promise<SendOutcome> {
     // Taken over from a process that died, or cancelled: a record that left `queued` is never sent again.
     if (!record || record.status !== 'queued') return 'done'
     if (record.dispatcherId !== null) {
@@ -209,26 +174,6 @@ export function createSendQueue (deps: QueueDeps): SendQueue {
     }
   }
 
-  return {
-    start () {
-      schedule(0)
-      const renewals = faultLog(deps.log, 'queued sends: lease renewal')
-      renewal = setInterval(() => { renew().then(() => { renewals.succeeded() }, error => { renewals.failed(error) }) }, deps.leaseMs / 3).unref()
-    },
-    wake () {
-      polls.reset()
-      schedule(0)
-      for (const drain of drains.values()) drain.poke()
-    },
-    async stop () {
-      stopped = true
-      clearTimeout(timer)
-      clearInterval(renewal)
-      await polling
-      for (const drain of drains.values()) drain.stop()
-      await Promise.all([...drains.values()].map(async drain => await drain.done))
-    }
-  }
 }
 
 /** When a queued send expires: QUEUE_MAX_AGE_MS after its hand-over, plus the time it spent held for a reason that does not age it. */

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { rowsOf, type Database } from '../../db/client.js'
 import { DELIVERY_QUEUE } from '../events/outbox.js'
+import { jobSql } from '../work/jobs.js'
 
 
 /**
@@ -27,16 +28,14 @@ export function createMetrics (db: Database) {
 
   /** Two grouped reads over indexed columns, once per scrape. */
   async function collectQueues (): Promise<void> {
-    const jobs = rowsOf<{ queue: string, group_key: string | null, count: number, oldest: number }>(await db.execute(sql`
-      select queue, group_key, count(*)::int as count, extract(epoch from now() - min(created_at))::float8 as oldest
-      from jobs where status <> 'dead' group by queue, group_key`))
+    const jobs = await jobSql.depths(db)
     depth.reset(); oldest.reset(); intakeLag.set(0)
     const oldestOf = new Map<string, number>()
     for (const row of jobs) {
       // a group is a sending number, but for outgoing deliveries, grouped by endpoint (not a label here)
-      const labels = { queue: row.queue, phone_number_id: row.queue === DELIVERY_QUEUE ? '' : row.group_key ?? '' }
+      const labels = { queue: row.queue, phone_number_id: row.queue === DELIVERY_QUEUE ? '' : row.groupKey ?? '' }
       depth.inc(labels, row.count)
-      oldestOf.set(row.queue, Math.max(oldestOf.get(row.queue) ?? 0, Number(row.oldest)))
+      oldestOf.set(row.queue, Math.max(oldestOf.get(row.queue) ?? 0, row.oldestSeconds))
     }
     for (const [queue, seconds] of oldestOf) oldest.set({ queue }, seconds)
     intakeLag.set(oldestOf.get(INTAKE_QUEUE) ?? 0)

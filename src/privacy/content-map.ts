@@ -123,7 +123,7 @@ export const CONTENT_MAP: readonly ContentTable[] = [
  * table goes in CONTENT_MAP or here, or tests/privacy/content-map.test.ts fails.
  */
 export const NO_CONTENT = [
-  'workspaces', 'connections', 'phone_numbers', 'api_keys', 'templates', 'settings', 'dispatchers', 'queue_drainers',
+  'workspaces', 'connections', 'phone_numbers', 'api_keys', 'templates', 'settings', 'dispatchers', 'job_groups',
   'users', 'sessions', 'webhook_endpoints', 'audit_log', 'messaging_limit_counts', 'usage_sent', 'usage_priced',
   'template_resyncs', 'quality_history', 'campaigns', 'erasures', 'relay_targets', 'template_edits', 'template_name_locks'
 ] as const

@@ -2,7 +2,7 @@ import type { Database } from '../../db/client.js'
 import type { MediaStorage } from '../media/storage.js'
 import { endedCampaigns, keepCounts, purgeBatch, purgeCampaignRows, type Keyset, type PurgeWindow } from '../store/content-purge.js'
 import { unusedFiles } from '../store/erasure.js'
-import type { Executor } from '../store/jobs.js'
+import type { Executor } from '../../db/client.js'
 import { CONTENT_MAP, COUNTS, type Count } from './content-map.js'
 
 export type Counts = Record<Count, number>

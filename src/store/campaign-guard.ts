@@ -3,7 +3,7 @@ import { rowsOf, type Database } from '../../db/client.js'
 import { campaigns, qualityHistory, type CampaignRecord, type PausedReason } from '../../db/schema.js'
 import { anyOf } from './any-of.js'
 import { requeueOrphans } from './campaigns.js'
-import type { Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
 import { CACHE_CHANNEL } from './read-cache.js'
 
 type Tx = Parameters<Parameters<Database['transaction']>[0]>[0]

@@ -6,11 +6,12 @@ import { OPEN_STATUSES, sqlStatuses } from '../resources/message-status.js'
 import type { AlsoInTransaction } from './also.js'
 import { anyOf } from './any-of.js'
 import { createBatcher } from './batcher.js'
-import { jobSql, type Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
+import { jobSql } from '../work/jobs.js'
 import { emitEvents, type OutboxBell } from './outbox.js'
-import { CAMPAIGN_SENDS } from './send-queues.js'
+import { CAMPAIGN_SENDS } from '../work/send-queues.js'
 
-export { CAMPAIGN_SENDS } from './send-queues.js'
+export { CAMPAIGN_SENDS } from '../work/send-queues.js'
 
 /** The statuses in which a campaign's messages are dispatched. */
 export const DISPATCHING: readonly CampaignStatus[] = ['running', 'waiting_for_limit']
@@ -292,7 +293,7 @@ async function cancelUnmade (db: Database, campaignId: string, build: BuildMessa
 /** Gives a job back to the campaign's queued messages that lost theirs (withdrawn while it was paused), in the caller's transaction. */
 export async function requeueOrphans (tx: Executor, campaign: CampaignRecord): Promise<number> {
   const result = await tx.execute(sql`select m.id from messages m where m.campaign_id = ${campaign.id} and m.status = 'queued'
-    and not exists (select 1 from jobs j where j.queue = ${CAMPAIGN_SENDS} and j.group_key = m.phone_number_id and j.payload = convert_to(m.id, 'UTF8'))
+    and ${jobSql.noJob(CAMPAIGN_SENDS, sql`m.phone_number_id`, sql`m.id`)}
     order by m.created_at, m.id limit 5000`)
   const ids = rowsOf<{ id: string }>(result).map(row => row.id)
   await jobSql.enqueue(tx, ids.map(id => ({ queue: CAMPAIGN_SENDS, groupKey: campaign.phoneNumberId, payload: id })))

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { rowsOf } from '../../db/client.js'
-import type { Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
 
 /**
  * How one table's content is purged (CONTRACT.md 17), walked in the order of its time and key so

@@ -1,7 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { rowsOf } from '../../db/client.js'
 import { anyOf } from './any-of.js'
-import type { Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
+import { jobSql } from '../work/jobs.js'
 
 // The statements of one person's erasure (CONTRACT.md 17), table by table: src/privacy/erase.ts
 // runs them in the order of src/privacy/content-map.ts, each in small transactions of its own.
@@ -96,14 +97,13 @@ export async function eraseCampaignRows (tx: Executor, person: Person): Promise<
 /** Stored webhook deliveries that mention them: kept-aside parts and dead-lettered inbox deliveries deleted, statuses of no record emptied. */
 export async function eraseWebhookDeliveries (tx: Executor, person: Person): Promise<number> {
   const aside = rowsOf(await tx.execute(sql`delete from webhook_kept_aside where ${mentions(sql`event`, person.ids)} returning 1`))
-  const inbox = rowsOf(await tx.execute(sql`delete from jobs where queue = ${ERASED_INBOX} and status = 'dead'
-    and ${mentions(sql`convert_from(payload, 'UTF8')`, person.ids)} returning 1`))
+  const inbox = await jobSql.deleteDeadMentioning(tx, ERASED_INBOX, person.ids)
   // what the workspace's relays were given of them, sent or not
   await tx.execute(sql`delete from relay_deliveries where workspace_id = ${person.workspaceId} and ${mentions(sql`convert_from(body, 'UTF8')`, person.ids)}`)
   // statuses for a wamid no record has (kept, never dropped) that name them
   await tx.execute(sql`update message_events set wamid = 'erased:' || id, payload = '{}'::jsonb, error_text = null
     where message_id is null and ${mentions(sql`payload::text`, person.ids)}`)
-  return aside.length + inbox.length
+  return aside.length + inbox
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js'
 import { erasures, type ErasureRecord } from '../../db/schema.js'
 import { changeWith, type AlsoInTransaction } from './also.js'
 import { newId } from './ids.js'
-import type { Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
 
 export type { ErasureRecord }
 

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import type { HoldReason } from '../../db/schema.js'
-import { anyOf } from './any-of.js'
-import type { Executor } from './jobs.js'
-import { SEND_QUEUES } from './send-queues.js'
+import type { Executor } from '../../db/client.js'
+import { jobSql } from '../work/jobs.js'
+import { SEND_QUEUES } from '../work/send-queues.js'
 
 /**
  * Reasons whose waiting does not count towards QUEUE_MAX_AGE_MS (CONTRACT.md 14: a send held by the
@@ -43,13 +43,9 @@ export function holdStore (db: Database) {
  * rather than at their next re-check. Inside the caller's transaction (the webhook intake's).
  */
 export async function releaseTemplateHolds (tx: Executor, workspaceId: string, name: string, language: string): Promise<number> {
-  const result = await tx.execute(sql`update jobs set run_at = now()
-    where queue = ${anyOf([...SEND_QUEUES])} and status = 'ready' and run_at > now() and payload = any(array(
-      select convert_to(m.id, 'UTF8') from messages m
-      where m.workspace_id = ${workspaceId} and m.status = 'queued' and m.held_reason = 'template_paused'
-        and m.payload #>> '{template,name}' = ${name} and replace(m.payload #>> '{template,language,code}', '-', '_') = replace(${language}, '-', '_')))
-    returning id`)
-  return rowsOf(result).length
+  return await jobSql.runNow(tx, SEND_QUEUES, sql`select m.phone_number_id as group_key, m.id as payload, m.created_at as at from messages m
+    where m.workspace_id = ${workspaceId} and m.status = 'queued' and m.held_reason = 'template_paused'
+      and m.payload #>> '{template,name}' = ${name} and replace(m.payload #>> '{template,language,code}', '-', '_') = replace(${language}, '-', '_')`)
 }
 
 /**
@@ -59,18 +55,10 @@ export async function releaseTemplateHolds (tx: Executor, workspaceId: string, n
  * Those that still find no slot are held again. In the caller's transaction when it has one.
  */
 export async function releaseLimitHolds (executor: Executor, wabaId: string, count?: number): Promise<number> {
-  const result = await executor.execute(sql`with numbers as (
-      select pn.workspace_id, pn.phone_number_id from phone_numbers pn join connections c on c.id = pn.connection_id
-      where c.waba_id = ${wabaId} and c.status = 'active'),
-    held as (
-      select j.id from jobs j join numbers n on j.group_key = n.phone_number_id
-        join messages m on m.id = convert_from(j.payload, 'UTF8') and m.workspace_id = n.workspace_id
-      where j.queue = ${anyOf([...SEND_QUEUES])} and j.status = 'ready' and j.run_at > now()
-        and m.status = 'queued' and m.held_reason = 'messaging_limit'
-      order by m.created_at limit ${count ?? null}::integer)
-    update jobs set run_at = now() where id in (select id from held)
-    returning id`)
-  return rowsOf(result).length
+  return await jobSql.runNow(executor, SEND_QUEUES, sql`select m.phone_number_id as group_key, m.id as payload, m.created_at as at
+    from phone_numbers pn join connections c on c.id = pn.connection_id
+      join messages m on m.phone_number_id = pn.phone_number_id and m.workspace_id = pn.workspace_id
+    where c.waba_id = ${wabaId} and c.status = 'active' and m.status = 'queued' and m.held_reason = 'messaging_limit'`, count)
 }
 
 export type HoldStore = ReturnType<typeof holdStore>

@@ -3,7 +3,7 @@ import { rowsOf, type Database } from '../../db/client.js'
 import { inboundMessages } from '../../db/schema.js'
 import { anyOf } from './any-of.js'
 import { newId } from './ids.js'
-import type { Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
 
 export type InboundMessage = typeof inboundMessages.$inferSelect
 

@@ -2,7 +2,7 @@ import { desc, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { webhookKeptAside } from '../../db/schema.js'
 import { newId } from './ids.js'
-import type { Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
 
 export type KeptAsideRow = typeof webhookKeptAside.$inferSelect
 

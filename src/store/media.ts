@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { media } from '../../db/schema.js'
-import type { Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
 
 export type MediaRow = typeof media.$inferSelect
 export type NewMediaRow = Omit<typeof media.$inferInsert, 'createdAt' | 'storedAt' | 'mirrorError'>

@@ -2,7 +2,8 @@ import { and, inArray, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { webhookEndpoints } from '../../db/schema.js'
 import { newId } from './ids.js'
-import type { Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
+import { jobSql } from '../work/jobs.js'
 
 // The outbox's writer stands at store level: a store's change of state and the event it causes
 // commit in one transaction without the store reaching up to src/events (which delivers them).
@@ -84,6 +85,6 @@ export async function emitEvents (tx: Tx, events: OutgoingEvent[], subscribed?: 
       select v.id, v.endpoint_id, v.workspace_id, v.type, v.webhook_id, v.body, now()
       from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, endpoint_id text, workspace_id text, type text, webhook_id text, body text)
       returning id, endpoint_id)
-    insert into jobs (queue, group_key, payload) select ${DELIVERY_QUEUE}, endpoint_id, convert_to(id, 'UTF8') from delivery order by id`)
+    ${jobSql.insertFrom(DELIVERY_QUEUE, sql`select endpoint_id as group_key, id as payload from delivery order by id`)}`)
   return rows.map(row => row.id)
 }

@@ -1,15 +1,15 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { messages, type MessageRecord } from '../../db/schema.js'
-import { jobSql } from './jobs.js'
+import { jobSql } from '../work/jobs.js'
 import { insertWithKeys, type KeyToTake, type PendingMessage } from './keyed-insert.js'
 import { messageEvent } from '../resources/message.js'
 import { emitEvents, type OutboxBell } from './outbox.js'
 import { createBatcher } from './batcher.js'
 import { HELD_TIME_SO_FAR_SQL } from './holds.js'
-import { QUEUED_SENDS } from './send-queues.js'
+import { QUEUED_SENDS } from '../work/send-queues.js'
 
-export { QUEUED_SENDS } from './send-queues.js'
+export { QUEUED_SENDS } from '../work/send-queues.js'
 
 export interface QueueDepth { phoneNumberId: string, depth: number, oldest: Date }
 

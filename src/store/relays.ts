@@ -5,7 +5,8 @@ import { changeWith, type AlsoInTransaction } from './also.js'
 import { anyOf } from './any-of.js'
 import { createBatcher } from './batcher.js'
 import { newId } from './ids.js'
-import { jobSql, type Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
+import { jobSql } from '../work/jobs.js'
 import type { AttemptOutcome } from './webhooks.js'
 
 export type RelayTarget = typeof relayTargets.$inferSelect
@@ -61,7 +62,7 @@ export async function insertRelayDeliveries (tx: Executor, deliveries: NewRelayD
       from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, relay_id text, workspace_id text, inbox_delivery_id bigint, body text)
       on conflict (relay_id, inbox_delivery_id) do nothing
       returning id, relay_id)
-    insert into jobs (queue, group_key, payload) select ${RELAY_QUEUE}, relay_id, convert_to(id, 'UTF8') from delivery order by id returning id`)
+    ${jobSql.insertFrom(RELAY_QUEUE, sql`select relay_id as group_key, id as payload from delivery order by id`)} returning id`)
   return rowsOf(result).length
 }
 
@@ -142,7 +143,7 @@ export function relayStore (db: Database) {
         const rows = await tx.update(relayDeliveries).set({ status: 'pending', nextAttemptAt: new Date(), deliveredAt: null })
           .where(and(...scope, ne(relayDeliveries.status, 'pending'))).returning({ id: relayDeliveries.id, relayId: relayDeliveries.relayId })
         if (rows.length === 0) return 0
-        await tx.execute(sql`delete from jobs where queue = ${RELAY_QUEUE} and status = 'dead' and convert_from(payload, 'UTF8') = ${anyOf(rows.map(row => row.id))}`)
+        await jobSql.deleteDead(tx, RELAY_QUEUE, rows.map(row => row.id))
         await jobSql.enqueue(tx, rows.map(row => ({ queue: RELAY_QUEUE, groupKey: row.relayId, payload: row.id })))
         return rows.length
       })

@@ -4,7 +4,7 @@ import { messageEvents } from '../../db/schema.js'
 import { REACHED_STATUSES, sqlReachedRank, sqlStatuses } from '../resources/message-status.js'
 import { anyOf } from './any-of.js'
 import { newId } from './ids.js'
-import type { Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
 
 export interface StatusEvent {
   wamid: string

@@ -3,7 +3,7 @@ import { rowsOf, type Database } from '../../db/client.js'
 import { cooldowns, suppressions, type SuppressionReason } from '../../db/schema.js'
 import { changeWith, type AlsoInTransaction } from './also.js'
 import { newId } from './ids.js'
-import type { Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
 
 export type Suppression = typeof suppressions.$inferSelect
 

@@ -3,7 +3,7 @@ import { rowsOf, type Database } from '../../db/client.js'
 import { templates } from '../../db/schema.js'
 import type { UpstreamTemplate } from '../upstream/types.js'
 import { newId } from './ids.js'
-import type { Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
 
 export type Template = typeof templates.$inferSelect
 

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { isUserId } from '../resources/recipient.js'
 import { newId } from './ids.js'
-import type { Executor } from './jobs.js'
+import type { Executor } from '../../db/client.js'
 
 /** A business-scoped user id the upstream replaced by another (an inbound `user_changed_user_id`). */
 export interface UserIdChange { workspaceId: string, oldUserId: string, newUserId: string }

@@ -5,7 +5,7 @@ import { changeWith, type AlsoInTransaction } from './also.js'
 import { anyOf } from './any-of.js'
 import { createBatcher } from './batcher.js'
 import { newId } from './ids.js'
-import { jobSql } from './jobs.js'
+import { jobSql } from '../work/jobs.js'
 import { DELIVERY_QUEUE } from './outbox.js'
 
 export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect
@@ -142,7 +142,7 @@ export function webhookStore (db: Database) {
         if (rows.length === 0) return 0
         const ids = rows.map(row => row.id)
         // the dead letters these replace
-        await tx.execute(sql`delete from jobs where queue = ${DELIVERY_QUEUE} and status = 'dead' and convert_from(payload, 'UTF8') = ${anyOf(ids)}`)
+        await jobSql.deleteDead(tx, DELIVERY_QUEUE, ids)
         await jobSql.enqueue(tx, rows.map(row => ({ queue: DELIVERY_QUEUE, groupKey: row.endpointId, payload: row.id })))
         return ids.length
       })

@@ -1,8 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Database } from '../../db/client.js'
 import { faultCode } from '../faults/classify.js'
 import { createBatcher } from '../store/batcher.js'
-import { jobSql } from '../store/jobs.js'
 import type { KeptAside } from '../store/kept-aside.js'
 import type { Transaction, WorkRunner } from '../work/runner.js'
 import { applyParts, type AppliedChanges } from './apply.js'
@@ -17,7 +15,6 @@ export const INBOX_QUEUE = 'webhook-inbox'
 export type OnApplied = (tx: Transaction, applied: AppliedChanges, received: ReceivedDelivery[]) => Promise<void>
 
 export interface InboxDeps {
-  db: Database
   work: WorkRunner
   log: FastifyBaseLogger
   /** the WABA's numbers may have changed quality, throughput or tier: re-read them (in the background) */
@@ -80,11 +77,7 @@ export function createInbox (deps: InboxDeps): Inbox {
   return {
     store,
     async drain (timeoutMs) {
-      const deadline = Date.now() + timeoutMs
-      while ((await jobSql.counts(deps.db, INBOX_QUEUE)).ready > 0 && Date.now() < deadline) {
-        work.wake(INBOX_QUEUE)
-        await new Promise(resolve => setTimeout(resolve, POLL_MS / 2))
-      }
+      await work.drained(INBOX_QUEUE, timeoutMs)
     }
   }
 }

@@ -1,12 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../db/client.js'
 import { createBatcher } from '../store/batcher.js'
-import { jobSql, type Job, type NewJob } from '../store/jobs.js'
+import { jobSql, type Job, type NewJob } from './jobs.js'
 import { faultCode, isRetryLater } from '../faults/classify.js'
 import { faultLog, type FaultLog } from '../faults/fault-log.js'
 import { faultWaitMs, untilItLands } from '../faults/retry.js'
 import { stoppableWaits } from '../faults/waits.js'
 import { exponentialBackoff, idlePolls } from './backoff.js'
+import { createGroupMode, type GroupMode, type GroupOptions, type GroupTask } from './groups.js'
 import { safeErrorText } from '../safe-error.js'
 
 export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0]
@@ -54,10 +55,23 @@ export interface WorkRunner {
   defineLeased(queue: string, options: LeasedOptions, task: LeasedTask): void
   /** Work done every `everyMs` by one process at a time (a sweep): one job, scheduled again as each run ends, whatever its outcome. */
   defineRecurring(queue: string, options: { everyMs: number, leaseMs?: number }, task: () => Promise<void>): void
+  /**
+   * Work in groups, one process at a time per group (a number's queued sends and campaign
+   * messages), its jobs in arrival order per line (a recipient): src/work/groups.ts. Woken, and
+   * stopped, by its name.
+   */
+  defineGroups<T>(name: string, options: GroupOptions<T>, task: GroupTask<T>): void
   /** Stores jobs, in the caller's transaction when given one; call wake() after it commits. */
   enqueue(jobs: NewJob[], tx?: Pick<Database, 'execute'>): Promise<number[]>
-  /** Looks for work on the queue now rather than at its next poll. */
+  /** Looks for work on the queue (or group mode) now rather than at its next poll. */
   wake(queue: string): void
+  /**
+   * Works the queue until a look finds nothing claimable, or `timeoutMs` passes (the inbox's
+   * drain at shutdown); whether it found nothing.
+   */
+  drained(queue: string, timeoutMs: number): Promise<boolean>
+  /** Stops a group mode before the rest (its dependencies close before the runner: the dispatch); waits for its work under way. */
+  halt(name: string): Promise<void>
   start(): void
   /** Stops claiming, and waits up to graceMs for work under way; leases of unfinished jobs run out by themselves. */
   stop(graceMs: number): Promise<void>
@@ -75,6 +89,8 @@ interface Queue {
   again: boolean
   polls: ReturnType<typeof idlePolls>
   faults: FaultLog
+  /** drained() callers: told after each round whether it found nothing to claim */
+  watchers: Set<(idle: boolean) => void>
 }
 
 const DEFAULT_POLL_MS = 250
@@ -83,14 +99,17 @@ const DEFAULT_LEASE_MS = 30_000
 const GIVE_BACK_MS = 30_000
 
 /**
- * The one runner behind the webhook inbox, queued sends and customer events: claiming (FOR UPDATE
- * SKIP LOCKED, so several processes share a queue), leases, retries with backoff, dead letters.
+ * The one runner behind every kind of durable work (the webhook inbox, customer events, the media
+ * mirror, queued sends and campaign messages): claiming (FOR UPDATE SKIP LOCKED, so several
+ * processes share a queue), leases, retries with backoff, dead letters, and groups worked by one
+ * process at a time (src/work/groups.ts).
  * A task is a function that does one kind of work and knows nothing of how it was scheduled.
  */
 export function createWorkRunner (deps: { db: Database, worker: string, log: FastifyBaseLogger }): WorkRunner {
   const { db, worker, log } = deps
   const queues = new Map<string, Queue>()
   const leasedWork = new Map<string, { settled: Set<Promise<void>>, renewal: NodeJS.Timeout }>()
+  const groupModes = new Map<string, GroupMode>()
   let started = false
   let stopping = false
   const recurring: Array<() => Promise<void>> = []
@@ -124,8 +143,10 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
     if (queue.running) { queue.again = true; return }
     queue.running = (async () => {
       let found: Round = 'worked'
+      let nothing = false
       try {
         found = await queue.round()
+        nothing = found === 'idle'
         queue.faults.succeeded()
       } catch (error) {
         // a database that blinks: the queue looks less often (idlePolls), one log line per outage
@@ -133,6 +154,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
         if (isRetryLater(error)) found = 'idle'
       }
       queue.running = undefined
+      for (const watcher of queue.watchers) watcher(nothing)
       const delayMs = queue.polls.after(found !== 'idle' || queue.again)
       const again = found === 'full' || queue.again
       queue.again = false
@@ -141,8 +163,8 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
   }
 
   function add (name: string, pollMs: number | undefined, round: () => Promise<Round>): void {
-    if (queues.has(name)) throw new Error(`work queue ${name} is defined twice`)
-    const queue: Queue = { name, pollMs: pollMs ?? DEFAULT_POLL_MS, round, running: undefined, timer: undefined, again: false, polls: idlePolls(pollMs ?? DEFAULT_POLL_MS), faults: faultLog(log, `work queue ${name}`) }
+    if (queues.has(name) || groupModes.has(name)) throw new Error(`work queue ${name} is defined twice`)
+    const queue: Queue = { name, pollMs: pollMs ?? DEFAULT_POLL_MS, round, running: undefined, timer: undefined, again: false, polls: idlePolls(pollMs ?? DEFAULT_POLL_MS), faults: faultLog(log, `work queue ${name}`), watchers: new Set() }
     queues.set(name, queue)
     if (started) run(queue)
   }
@@ -253,21 +275,54 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
       recurring.push(next)
     },
 
+    defineGroups (name, options, task) {
+      if (queues.has(name) || groupModes.has(name)) throw new Error(`work queue ${name} is defined twice`)
+      const mode = createGroupMode({ db, worker, log, name }, options, task)
+      groupModes.set(name, mode)
+      if (started) mode.start()
+    },
+
     async enqueue (jobs, tx) {
       return await jobSql.enqueue(tx ?? db, jobs)
     },
 
     wake (name) {
+      if (!started || stopping) return
+      groupModes.get(name)?.wake()
       const queue = queues.get(name)
       if (!queue || !started || stopping) return
       queue.polls.reset()
       run(queue)
     },
 
+    async drained (name, timeoutMs) {
+      const queue = queues.get(name)
+      if (!queue || !started || stopping) return false
+      return await new Promise<boolean>(resolve => {
+        const timer = setTimeout(() => { settle(false) }, timeoutMs).unref()
+        const watcher = (idle: boolean): void => { if (idle) settle(true) }
+        function settle (idle: boolean): void {
+          clearTimeout(timer)
+          queue!.watchers.delete(watcher)
+          resolve(idle)
+        }
+        queue.watchers.add(watcher)
+        queue.polls.reset()
+        run(queue)
+      })
+    },
+
+    async halt (name) {
+      const mode = groupModes.get(name)
+      groupModes.delete(name)
+      await mode?.stop()
+    },
+
     start () {
       started = true
       for (const queue of queues.values()) run(queue)
       for (const schedule of recurring) schedule().catch(error => log.warn({ code: faultCode(error) }, 'could not schedule a recurring task'))
+      for (const mode of groupModes.values()) mode.start()
     },
 
     async stop (graceMs) {
@@ -276,6 +331,7 @@ export function createWorkRunner (deps: { db: Database, worker: string, log: Fas
       for (const queue of queues.values()) clearTimeout(queue.timer)
       const underWay = [...queues.values()].map(queue => queue.running).filter(Boolean)
       for (const leased of leasedWork.values()) { clearInterval(leased.renewal); underWay.push(...leased.settled) }
+      for (const mode of groupModes.values()) underWay.push(mode.stop())
       await Promise.race([Promise.allSettled(underWay), new Promise(resolve => setTimeout(resolve, graceMs).unref())])
     }
   }

@@ -22,7 +22,7 @@ describe('campaigns: outside QUEUE_LIMIT and ASYNC_QUEUE_LIMIT (Redis pacer)', (
     // another process holds the second number's drain: the campaign's messages, made here, wait queued
     const second = workspace.connection.phone_numbers[1].phone_number_id
     const { db } = gateway.app.database
-    await db.execute(sql`insert into queue_drainers (phone_number_id, holder, lease_expires_at) values (${second}, 'dsp_elsewhere', now() + interval '1 hour')`)
+    await db.execute(sql`insert into job_groups (name, group_key, holder, lease_expires_at) values ('number-drains', ${second}, 'dsp_elsewhere', now() + interval '1 hour')`)
     const created = await createCampaign(gateway, workspace, { template: 'hello_world', phone_number_id: second, recipients: recipients(10, 7000) })
     const { id } = (created.json() as { campaign: C }).campaign
     expect(await gateway.app.campaigns.materialise(id, 10, campaignMessage)).toBe(10)
@@ -31,7 +31,7 @@ describe('campaigns: outside QUEUE_LIMIT and ASYNC_QUEUE_LIMIT (Redis pacer)', (
     for (let index = 0; index < 3; index++) handedOver.push(await handOver(gateway, workspace, { to: `1555400${String(index).padStart(4, '0')}` }))
     expect(handedOver.map(response => response.statusCode)).toEqual([202, 202, 202])
     expect((await act(gateway, workspace, id, 'cancel')).statusCode).toBe(200)
-    await db.execute(sql`delete from queue_drainers where phone_number_id = ${second}`)
+    await db.execute(sql`delete from job_groups where group_key = ${second}`)
   })
 
   it('a campaign draining with QUEUE_LIMIT=1: a live send on the same number waits its turn (200), never 503 queue_full', async () => {

@@ -11,7 +11,7 @@ import { openRuntime } from '../../src/runtime.js'
 import { createTestDatabase } from '../helpers/database.js'
 import { tablesOf } from '../helpers/tables.js'
 
-const EXPECTED_TABLES = ['api_keys', 'connections', 'dispatchers', 'idempotency_keys', 'inbound_messages', 'jobs', 'message_events', 'messages', 'phone_numbers', 'queue_drainers', 'sessions', 'settings', 'templates', 'users', 'webhook_deliveries', 'webhook_endpoints', 'webhook_kept_aside', 'workspaces']
+const EXPECTED_TABLES = ['api_keys', 'connections', 'dispatchers', 'idempotency_keys', 'inbound_messages', 'job_groups', 'jobs', 'message_events', 'messages', 'phone_numbers', 'sessions', 'settings', 'templates', 'users', 'webhook_deliveries', 'webhook_endpoints', 'webhook_kept_aside', 'workspaces']
 
 describe('migrations', () => {
   it('apply on an empty database of this run\'s backend, twice without harm', async () => {

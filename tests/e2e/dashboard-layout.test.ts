@@ -121,7 +121,7 @@ describe.skipIf(!chromiumAvailable)('every dashboard page in Chromium at 390 and
     expect(await record(ids.failed)).toMatchObject({ status: 'failed' })
 
     // queued: another process holds the second number's queue, so the message waits
-    await app.database.db.execute(sql`insert into queue_drainers (phone_number_id, holder, lease_expires_at) values (${secondNumber.id}, 'dsp_elsewhere', now() + interval '1 hour')`)
+    await app.database.db.execute(sql`insert into job_groups (name, group_key, holder, lease_expires_at) values ('number-drains', ${secondNumber.id}, 'dsp_elsewhere', now() + interval '1 hour')`)
     const queued = await api({ to: TO.queued, body: 'Later, please', phone_number_id: secondNumber.id }, { prefer: 'respond-async' })
     expect(queued.status).toBe(202)
     ids.queued = (await queued.json() as { id: string }).id

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { rowsOf } from '../../db/client.js'
 import { DELIVERY_QUEUE, emitEvents } from '../../src/events/outbox.js'
-import { jobSql } from '../../src/store/jobs.js'
+import { jobSql } from '../../src/work/jobs.js'
 import { useTestRuntime } from '../helpers/runtime.js'
 
 const runtime = useTestRuntime()

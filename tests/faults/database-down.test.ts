@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
-import { jobSql } from '../../src/store/jobs.js'
+import { jobSql } from '../../src/work/jobs.js'
 import { Browser, userIn } from '../dashboard/helpers.js'
 import { send } from '../helpers/send.js'
 import { waitFor } from '../helpers/wait.js'

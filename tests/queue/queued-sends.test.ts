@@ -106,15 +106,15 @@ describe('queued sends: ASYNC_QUEUE_LIMIT and QUEUE_MAX_AGE_MS', () => {
 
   it('a number whose drain another process holds is left to it; a record older than QUEUE_MAX_AGE_MS when leased ends `expired`, unsent', async () => {
     const { db } = gateway.app.database
-    const drainers = async () => Number(rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from queue_drainers`))[0].n)
+    const drainers = async () => Number(rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from job_groups`))[0].n)
     await waitFor(async () => await drainers() === 0, { what: 'the earlier drain to end' })
-    await db.execute(sql`insert into queue_drainers (phone_number_id, holder, lease_expires_at) values ('106540352242922', 'dsp_elsewhere', now() + interval '1 hour')`)
+    await db.execute(sql`insert into job_groups (name, group_key, holder, lease_expires_at) values ('number-drains', '106540352242922', 'dsp_elsewhere', now() + interval '1 hour')`)
     const to = '15552230003'
     const response = await handOver(gateway, workspace, { to })
     expect(response.statusCode).toBe(202)
     await new Promise(resolve => setTimeout(resolve, 2500))
     expect(await gateway.app.messages.get(response.json().id)).toMatchObject({ status: 'queued' })
-    await db.execute(sql`delete from queue_drainers where holder = 'dsp_elsewhere'`)
+    await db.execute(sql`delete from job_groups where holder = 'dsp_elsewhere'`)
     expect(await settled(gateway, response.json().id)).toMatchObject({ status: 'failed', errorCode: 'expired', attempts: 0 })
     expect(gateway.emulator.sentMessages.filter(sent => sent.to === to)).toHaveLength(0)
   })

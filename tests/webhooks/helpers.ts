@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { defaultAccount } from '../../src/sandbox/emulator/index.js'
-import { jobSql } from '../../src/store/jobs.js'
+import { jobSql } from '../../src/work/jobs.js'
 import { INBOX_QUEUE } from '../../src/webhooks/inbox.js'
 import { waitFor } from '../helpers/wait.js'
 

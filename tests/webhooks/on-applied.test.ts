@@ -3,7 +3,7 @@ import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { rowsOf } from '../../db/client.js'
 import { messages } from '../../db/schema.js'
-import { jobSql } from '../../src/store/jobs.js'
+import { jobSql } from '../../src/work/jobs.js'
 import { createInbox, INBOX_QUEUE, type OnApplied } from '../../src/webhooks/inbox.js'
 import type { AppliedChanges } from '../../src/webhooks/apply.js'
 import { createWorkRunner, type WorkRunner } from '../../src/work/runner.js'
@@ -19,7 +19,7 @@ async function inboxWith (onApplied: OnApplied) {
   const db = runtime.current.database.db
   const work = createWorkRunner({ db, worker: 'w-hook', log: pino({ level: 'silent' }) })
   runners.push(work)
-  const inbox = createInbox({ db, work, log: pino({ level: 'silent' }), shared: runtime.current.database.kind === 'postgres', refreshNumbers: () => {}, onApplied })
+  const inbox = createInbox({ work, log: pino({ level: 'silent' }), shared: runtime.current.database.kind === 'postgres', refreshNumbers: () => {}, onApplied })
   work.start()
   return inbox
 }

@@ -1,9 +1,8 @@
-import { sql } from 'drizzle-orm'
-import { rowsOf, type Database } from '../../db/client.js'
-import { anyOf } from './any-of.js'
+import { sql, type SQL } from 'drizzle-orm'
+import { rowsOf, type Database, type Executor } from '../../db/client.js'
+import { anyOf } from '../store/any-of.js'
 
-/** Anything that runs SQL: the database, or the transaction a caller is in (a transactional outbox enqueues there). */
-export type Executor = Pick<Database, 'execute'>
+export type { Executor } from '../../db/client.js'
 
 export interface NewJob {
   queue: string
@@ -154,6 +153,57 @@ export const jobSql = {
     const result = await db.execute(sql`update jobs set status = 'ready', attempts = 0, run_at = now(), last_error = null
       where queue = ${queue} and status = 'dead' ${only} returning id`)
     return rowsOf(result).length
+  },
+
+  /**
+   * The inserting half of a statement that stores jobs from rows another part of it wrote (the
+   * outbox's deliveries, inserted with their jobs in one statement): `source` selects `group_key`
+   * and `payload` (text) in the jobs' order.
+   */
+  insertFrom (queue: string, source: SQL): SQL {
+    return sql`insert into jobs (queue, group_key, payload) select ${queue}, s.group_key, convert_to(s.payload, 'UTF8') from (${source}) as s`
+  },
+
+  /** A condition on a row: no job of `queue` in the group `groupKey` carries `payload` (text) (a record that lost its job). */
+  noJob (queue: string, groupKey: SQL, payload: SQL): SQL {
+    return sql`not exists (select 1 from jobs j where j.queue = ${queue} and j.group_key = ${groupKey} and j.payload = convert_to(${payload}, 'UTF8'))`
+  },
+
+  /**
+   * Deferred jobs (ready, due later) of `queues` run now: those whose group and payload (text) are a
+   * row `records` selects (columns `group_key`, `payload`, `at`), the `limit` first by `at` (all
+   * without one). In the caller's transaction when given one; how many.
+   */
+  async runNow (db: Executor, queues: readonly string[], records: SQL, limit?: number): Promise<number> {
+    const result = await db.execute(sql`with due as (
+        select j.id from jobs j join (${records}) as r on j.group_key = r.group_key and j.payload = convert_to(r.payload, 'UTF8')
+        where j.queue = ${anyOf([...queues])} and j.status = 'ready' and j.run_at > now()
+        order by r.at limit ${limit ?? null}::integer)
+      update jobs set run_at = now() where id in (select id from due)
+      returning id`)
+    return rowsOf(result).length
+  },
+
+  /** Deletes the dead letters of `queue` whose payloads (text) are these (their work was given new jobs). */
+  /** Dead jobs of `queue` whose payload (text) holds one of `texts` deleted (an erasure); how many. */
+  async deleteDeadMentioning (db: Executor, queue: string, texts: string[]): Promise<number> {
+    if (texts.length === 0) return 0
+    const patterns = texts.map(text => `%${text.replace(/[\\%_]/g, match => `\\${match}`)}%`)
+    return rowsOf(await db.execute(sql`delete from jobs where queue = ${queue} and status = 'dead' and convert_from(payload, 'UTF8') like ${anyOf(patterns)} returning 1`)).length
+  },
+
+  async deleteDead (db: Executor, queue: string, payloads: string[]): Promise<void> {
+    if (payloads.length === 0) return
+    await db.execute(sql`delete from jobs where queue = ${queue} and status = 'dead' and convert_from(payload, 'UTF8') = ${anyOf(payloads)}`)
+  },
+
+  /** Jobs not dead per queue and group: how many, and the age in seconds of the oldest (the metrics). */
+  async depths (db: Executor): Promise<Array<{ queue: string, groupKey: string | null, count: number, oldestSeconds: number }>> {
+    const result = await db.execute(sql`
+      select queue, group_key, count(*)::int as count, extract(epoch from now() - min(created_at))::float8 as oldest
+      from jobs where status <> 'dead' group by queue, group_key`)
+    return rowsOf<{ queue: string, group_key: string | null, count: number, oldest: number }>(result)
+      .map(row => ({ queue: row.queue, groupKey: row.group_key, count: Number(row.count), oldestSeconds: Number(row.oldest) }))
   },
 
   async counts (db: Executor, queue: string): Promise<{ ready: number, running: number, dead: number }> {

@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin'
-import { mediaDir } from '../src/config.js'
-import { fileStorage } from '../src/media/storage.js'
+import { configuredStorage } from '../src/media/stores.js'
 import { runErasure, type EraseDeps } from '../src/privacy/erase.js'
 import { requestErasure, type ErasureRequest } from '../src/privacy/erasures.js'
 import { optOutDigester, type Digest } from '../src/privacy/opt-out-key.js'
@@ -27,7 +26,7 @@ declare module 'fastify' {
 /** The erasures on the durable-work runner, and the retention sweep every RETENTION_SWEEP_MS. */
 export default fp(async function privacy (app) {
   const digest = await optOutDigester(app.database.db, app.cipher)
-  const deps: EraseDeps = { db: app.database.db, erasures: app.erasures, cipher: app.cipher, storage: fileStorage(mediaDir(app.config)), digest, outbox: app.outbox }
+  const deps: EraseDeps = { db: app.database.db, erasures: app.erasures, cipher: app.cipher, storage: configuredStorage(app.config), digest, outbox: app.outbox }
   app.decorate('privacy', {
     digest,
     async requestErasure (request) {

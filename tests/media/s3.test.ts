@@ -129,3 +129,30 @@ describe('outbound media migrate --to s3', () => {
     expect(await runCli(['media', 'migrate', '--to', 'gcs'], env)).toMatchObject({ code: 2 })
   }, 60_000)
 })
+
+describe('MEDIA_STORE=s3: an erasure removes the person\'s files from the bucket (CONTRACT.md 17)', () => {
+  const mediaDir = useMediaDir()
+  const ctx = useGateway({ env: async () => ({ MEDIA_DIR: mediaDir, ...s3.env(proxy) }) })
+
+  it('deletes the object of a file only the erased person sent, and keeps another person\'s', async () => {
+    const theirs = pngImage(30, 30, 11)
+    const others = pngImage(30, 30, 12)
+    const erased = await ctx.gateway.emulator.injectInbound({ phoneNumberId: NUMBER, from: '15557650001', media: { bytes: theirs, mimeType: 'image/png' } })
+    const kept = await ctx.gateway.emulator.injectInbound({ phoneNumberId: NUMBER, from: '15557650002', media: { bytes: others, mimeType: 'image/png' } })
+    for (const mediaId of [erased.mediaId!, kept.mediaId!]) {
+      await waitFor(async () => (await ctx.gateway.app.media.find(ctx.workspace.workspaceId, mediaId))?.storedAt instanceof Date, { what: `media ${mediaId} stored`, timeoutMs: 15_000 })
+    }
+    expect(await s3.keys()).toEqual(expect.arrayContaining([`media/${sha256(theirs)}`, `media/${sha256(others)}`]))
+    const asked = await fetch(`${ctx.gateway.url}/api/erasures.php`, { method: 'POST', headers: { authorization: ctx.workspace.authorization, 'content-type': 'application/json' }, body: JSON.stringify({ to: '15557650001' }) })
+    expect(asked.status).toBe(202)
+    const { erasure } = await asked.json() as { erasure: { id: string } }
+    await waitFor(async () => {
+      const read = await (await fetch(`${ctx.gateway.url}/api/erasures.php?id=${erasure.id}`, { headers: { authorization: ctx.workspace.authorization } })).json() as { erasure: { status: string } }
+      return read.erasure.status === 'completed'
+    }, { what: 'the erasure completed', timeoutMs: 30_000 })
+    const keys = await s3.keys()
+    expect(keys).not.toContain(`media/${sha256(theirs)}`)
+    expect(keys).toContain(`media/${sha256(others)}`)
+  })
+})
+

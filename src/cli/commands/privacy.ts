@@ -1,6 +1,6 @@
 import { actors, audit } from '../../access/audit.js'
-import { mediaDir, type Config } from '../../config.js'
-import { fileStorage } from '../../media/storage.js'
+import type { Config } from '../../config.js'
+import { configuredStorage } from '../../media/stores.js'
 import { runErasure } from '../../privacy/erase.js'
 import { erasureView, requestErasure } from '../../privacy/erasures.js'
 import { optOutDigester } from '../../privacy/opt-out-key.js'
@@ -40,7 +40,7 @@ export const purge = defineCommand({
   flags: { workspace: text('ID'), 'older-than': duration('D'), 'dry-run': present() },
   async run ({ workspace, 'older-than': olderThan, 'dry-run': dryRun }, runtime, config) {
     await existingWorkspace(runtime, workspace)
-    const purged = await purgeContent({ db: runtime.database.db, storage: fileStorage(mediaDir(config)) },
+    const purged = await purgeContent({ db: runtime.database.db, storage: configuredStorage(config) },
       { workspaceId: workspace, before: new Date(Date.now() - olderThan) }, { dryRun })
     return { ok: true, purged }
   }
@@ -62,5 +62,5 @@ export const erase = defineCommand({
 
 async function eraseDeps (runtime: Runtime, config: Config) {
   const db = runtime.database.db
-  return { db, erasures: runtime.stores.erasures, cipher: runtime.cipher, storage: fileStorage(mediaDir(config)), digest: await optOutDigester(db, runtime.cipher), outbox: runtime.stores.outbox }
+  return { db, erasures: runtime.stores.erasures, cipher: runtime.cipher, storage: configuredStorage(config), digest: await optOutDigester(db, runtime.cipher), outbox: runtime.stores.outbox }
 }

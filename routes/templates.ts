@@ -31,7 +31,7 @@ const templates: FastifyPluginAsyncTypebox = async function (app) {
     const { workspaceId } = request.apiKey
     const { id, limit: given, cursor: after, ...filters } = request.query
     if (id !== undefined) {
-      const template = await app.templates.byUpstreamId(workspaceId, id) ?? (() => { throw notFound(`No template with id ${id}`) })()
+      const template = await app.templates.byUpstreamId(workspaceId, id) ?? (() => { throw notFound('No template with this id in your workspace') })()
       return { ok: true as const, template: templateView(template) }
     }
     const limit = given === undefined ? 50 : Number(given)

@@ -43,7 +43,7 @@ export const messageFields = {
   client_reference: Nullable(Type.String()),
   pricing: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: "The upstream's pricing of the message from its status webhooks (billable, pricing_model, type, category); null until one carries it." }),
   content_purged_at: Nullable(Type.String({ format: 'date-time', description: 'When the message\'s content was purged (retention, a purge, an erasure); null while it is kept.' })),
-  erased: Type.Boolean({ description: 'The recipient was erased: to, recipient_user_id and wamid are null.' }),
+  erased: Type.Optional(Type.Literal(true, { description: 'Present on an erased record only: to, recipient_user_id and wamid are null.' })),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' })
 }

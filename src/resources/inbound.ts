@@ -12,8 +12,7 @@ export function publicInbound (message: InboundMessage) {
     from_user_id: message.fromUserId,
     type: message.type,
     phone_number_id: message.phoneNumberId,
-    received_at: message.receivedAt.toISOString(),
-    content_purged_at: message.contentPurgedAt?.toISOString() ?? null
+    received_at: message.receivedAt.toISOString()
   }
 }
 

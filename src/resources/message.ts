@@ -25,7 +25,8 @@ export function messageView (row: MessageFields) {
     pricing: row.pricing ?? null,
     // the content went (retention, a purge, an erasure: CONTRACT.md 17); an erased record names nobody
     content_purged_at: row.contentPurgedAt?.toISOString() ?? null,
-    erased: row.erased,
+    // only an erased record says so: M of section 7 is otherwise unchanged
+    ...(row.erased && { erased: true as const }),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString()
   }

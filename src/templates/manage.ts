@@ -75,7 +75,7 @@ export function editRefusal (template: Template, change: { components?: unknown,
 
 /** Edit (CONTRACT.md 20): by the upstream id; nothing goes upstream when a check refuses. */
 export async function editTemplate (deps: TemplateDeps, workspaceId: string, upstreamId: string, change: { components?: unknown, category?: unknown }, who: Who): Promise<Template> {
-  const template = await deps.stores.templates.byUpstreamId(workspaceId, upstreamId) ?? fail(notFound(`No template with id ${upstreamId}`))
+  const template = await deps.stores.templates.byUpstreamId(workspaceId, upstreamId) ?? fail(notFound('No template with this id in your workspace'))
   const edits = (await deps.stores.templateChanges.editsOf(template.wabaId, [upstreamId])).get(upstreamId) ?? []
   const refusal = editRefusal(template, change, edits)
   if (refusal) throw refusal

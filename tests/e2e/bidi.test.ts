@@ -125,6 +125,9 @@ describe.skipIf(!chromiumAvailable)('bidi controls in user values stay contained
     samples['/dashboard/campaigns/:id'] = [new URL(page.url()).pathname]
     const sent = await waitFor(async () => (await app.messages.list(workspaceId, { limit: 10 }))[0], { what: 'the campaign\'s message' })
     samples['/dashboard/messages/:id'] = [`/dashboard/messages/${sent.id}`]
+    // the thread of the person whose text and profile name carry the controls
+    samples['/dashboard/conversations/:number/:person'] = [`/dashboard/conversations/${NUMBER}/15557654321`]
+    samples['/dashboard/templates/:id/edit'] = [`/dashboard/templates/${defaultAccount().templates[1].id}/edit`]
   }, 120_000)
 
   afterAll(async () => {

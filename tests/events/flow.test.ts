@@ -47,6 +47,7 @@ describe('events of a send → status webhooks → inbound flow, with their data
       client_reference: null,
       // the status webhooks' pricing, kept on the record (CONTRACT.md 14)
       pricing: { billable: false, category: 'service', pricing_model: 'PMP', type: 'free_customer_service' },
+      content_purged_at: null,
       created_at: record.createdAt.toISOString(),
       updated_at: expect.any(String)
     })

@@ -42,7 +42,7 @@ describe('GET /api/messages.php: the log, newest first, filtered and paged by an
     expect(ids).toEqual(expect.arrayContaining(existing))
     const times = seen.map(message => message.created_at)
     expect(times).toEqual([...times].sort().reverse())
-    expect(Object.keys(seen[0])).toEqual(['id', 'wamid', 'to', 'recipient_user_id', 'from_phone_number_id', 'type', 'status', 'held_reason', 'error', 'attempts', 'client_reference', 'pricing', 'created_at', 'updated_at'])
+    expect(Object.keys(seen[0])).toEqual(['id', 'wamid', 'to', 'recipient_user_id', 'from_phone_number_id', 'type', 'status', 'held_reason', 'error', 'attempts', 'client_reference', 'pricing', 'content_purged_at', 'created_at', 'updated_at'])
   })
 
   it('filters by status, to, since and client_reference, and never shows another workspace\'s messages', async () => {

@@ -26,7 +26,7 @@ describe('GET /api/messages.php?id= and ?wamid=: a message and its whole history
       id, wamid, to: '15552220001', from_phone_number_id: ctx.workspace.connection.phone_numbers[0].phone_number_id, type: 'text',
       status: 'read', error: null, attempts: 1, client_reference: 'order-17'
     })
-    expect(Object.keys(message)).toEqual(['id', 'wamid', 'to', 'recipient_user_id', 'from_phone_number_id', 'type', 'status', 'held_reason', 'error', 'attempts', 'client_reference', 'pricing', 'created_at', 'updated_at', 'history'])
+    expect(Object.keys(message)).toEqual(['id', 'wamid', 'to', 'recipient_user_id', 'from_phone_number_id', 'type', 'status', 'held_reason', 'error', 'attempts', 'client_reference', 'pricing', 'content_purged_at', 'created_at', 'updated_at', 'history'])
     // our own step (pending) and the upstream's events, its own `sent` standing for ours (tests/house/history.test.ts)
     expect(message.history.map((step: { status: string }) => step.status)).toEqual(['pending', 'sent', 'delivered', 'read'])
     const times = message.history.map((step: { at: string }) => Date.parse(step.at))

@@ -49,8 +49,9 @@ describe('npm run sandbox', () => {
     }
 
     const listed = await runCli(['messages', 'list', '--workspace', workspace!], { DATA_DIR: dataDir })
-    // the pasted text, and the demo's reply to a customer's photo (an image uploaded, then sent by media id)
-    expect(listed.json.messages).toHaveLength(2)
+    // the pasted text, the demo's reply to a customer's photo (an image uploaded, then sent by media id),
+    // and the conversation demo's answer when it got that far before the stop
+    expect(listed.json.messages.length).toBeGreaterThanOrEqual(2)
     expect(listed.json.messages).toEqual(expect.arrayContaining([expect.objectContaining({ wamid, to: '15551234567', status: 'read', attempts: 1 }), expect.objectContaining({ type: 'image', to: '15557654321', status: expect.any(String) })]))
 
     const second = await startSandbox(dataDir)

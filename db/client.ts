@@ -91,7 +91,7 @@ function openPostgres (url: string, pool: PoolOptions, warn: (line: string) => v
   const statements = renewableClient(() => connect(budget().statements))
   let aside = connect(budget().aside)
   const prepared = withPreparedStatements(statements.client, () => mode === 'session')
-  const gated = withGate(withTransactionSettings(prepared), { slots: 2 * budget().statements, waitMs: WAIT_MS, probeEveryMs: PROBE_MS, onRecovered: statements.renew })
+  const gated = withGate(withTransactionSettings(prepared, () => mode === 'session'), { slots: 2 * budget().statements, waitMs: WAIT_MS, probeEveryMs: PROBE_MS, onRecovered: statements.renew })
   const db = drizzlePostgres(gated, { schema })
 
   /** A session met with a transaction pooler: said once, and every connection opened again as transaction mode needs. */

@@ -30,27 +30,40 @@ export function poolBudget ({ mode, max, listens }: PoolOptions): PoolBudget {
   return { statements: Math.max(1, max - 1 - listener), aside: 1, listener }
 }
 
-// What the gateway's transactions need of the server, set for the transaction only (`set_config(…, true)`),
-// so that a pooler that hands the next transaction another connection keeps nothing of it:
-// no JIT (a large batch crosses jit_above_cost and spent 1–2 s compiling what runs in milliseconds),
-// a transaction whose client was cut off lets go of its locks after a minute, and a failing
-// statement's parameters never reach the server's log (docs/operations.md asks the DBA to make the
-// same settings the role's defaults, which also covers statements outside a transaction).
-const TRANSACTION_SETTINGS = "select set_config('jit', 'off', true), set_config('idle_in_transaction_session_timeout', '60000', true), set_config('log_parameter_max_length_on_error', '0', true)"
+// What the gateway's transactions need of the server: no JIT (a large batch crosses jit_above_cost
+// and spent 1–2 s compiling what runs in milliseconds), a transaction whose client was cut off lets
+// go of its locks after a minute, and a failing statement's parameters never reach the server's log.
+// Behind a transaction pooler they are the transaction's (`set_config(…, true)`), so that the next
+// transaction on that server connection keeps nothing of them (docs/operations.md asks the DBA to
+// make them the role's defaults, which covers statements outside a transaction).
+const SETTINGS: Array<[string, string]> = [['jit', 'off'], ['idle_in_transaction_session_timeout', '60000'], ['log_parameter_max_length_on_error', '0']]
+// In session mode they are the session's, set again by each transaction, so that the connection's
+// statements outside a transaction have them too; and so is `enable_seqscan = off`. A prepared
+// statement keeps the generic plan made for it, without replanning when its table grows (until
+// autovacuum analyses the table): made on a nearly empty table, a lookup by a list of ids is planned
+// as a read of the whole table, and stays one once the table holds millions of rows. With sequential
+// scans off, a table is read whole only where no index serves (tests/db/table-reads.test.ts). Behind
+// a transaction pooler nothing is prepared: each plan is made for the table as it is.
+const SESSION_SETTINGS: Array<[string, string]> = [...SETTINGS, ['enable_seqscan', 'off']]
+const settingsStatement = (settings: Array<[string, string]>, local: boolean) =>
+  `select ${settings.map(([name, value]) => `set_config('${name}', '${value}', ${String(local)})`).join(', ')}`
+const TRANSACTION_SETTINGS = settingsStatement(SETTINGS, true)
+const SESSION_SETTINGS_STATEMENT = settingsStatement(SESSION_SETTINGS, false)
 
 /**
- * The client whose transactions begin with TRANSACTION_SETTINGS. The statement is sent without
- * waiting for its answer, so it travels with the transaction's first statement: no round trip of
- * its own. Were it to fail, the transaction fails with it.
+ * The client whose transactions begin with the settings: the session's in session mode
+ * (`sessionMode()`), the transaction's otherwise. The statement is sent without waiting for its
+ * answer, so it travels with the transaction's first statement: no round trip of its own. Were it
+ * to fail, the transaction fails with it.
  */
-export function withTransactionSettings (client: Sql): Sql {
+export function withTransactionSettings (client: Sql, sessionMode: () => boolean = () => false): Sql {
   return new Proxy(client, {
     get (target, key, receiver) {
       if (key !== 'begin') return Reflect.get(target, key, receiver)
       return (...args: unknown[]) => {
         const callback = args.pop() as (transaction: Sql) => unknown
         return (target.begin as (...args: unknown[]) => Promise<unknown>)(...args, async (transaction: Sql) => {
-          const settings = transaction.unsafe(TRANSACTION_SETTINGS, [], { prepare: false }).execute()
+          const settings = transaction.unsafe(sessionMode() ? SESSION_SETTINGS_STATEMENT : TRANSACTION_SETTINGS, [], { prepare: false }).execute()
           settings.catch(() => {})
           const result = await callback(transaction)
           await settings

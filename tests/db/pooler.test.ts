@@ -37,6 +37,14 @@ describe.runIf(serverUrl)('how the server reaches PostgreSQL (CONTRACT.md 22)', 
     await handle.db.execute(sql`select pg_notify('outbound_pooler_test', '')`)
     await expect.poll(() => heard, { timeout: 5000 }).toBeGreaterThan(before)
     await stop()
+    // a transaction leaves its connection with the session's settings: the statements outside a
+    // transaction that run on it next are planned with sequential scans off as well
+    const settings = await Promise.all(Array.from({ length: SESSION.max }, async () => await handle!.db.transaction(async tx =>
+      rowsOf<{ seqscan: string, jit: string }>(await tx.execute(sql`select current_setting('enable_seqscan') as seqscan, current_setting('jit') as jit`))[0])))
+    expect(settings.every(setting => setting.seqscan === 'off' && setting.jit === 'off')).toBe(true)
+    const outside = await Promise.all(Array.from({ length: 8 }, async () =>
+      rowsOf<{ seqscan: string }>(await handle!.db.execute(sql`select current_setting('enable_seqscan') as seqscan`))[0].seqscan))
+    expect(outside).toEqual(outside.map(() => 'off'))
   })
 
   it.runIf(poolerUrl)('behind PgBouncer in transaction mode, met in session mode: said in one line, then run as transaction mode', async () => {
@@ -56,6 +64,9 @@ describe.runIf(serverUrl)('how the server reaches PostgreSQL (CONTRACT.md 22)', 
     // the transactions' settings hold inside them and leave nothing behind
     const inside = await handle.db.transaction(async tx => rowsOf<{ jit: string }>(await tx.execute(sql`select current_setting('jit') as jit`))[0].jit)
     expect(inside).toBe('off')
+    const after = await Promise.all(Array.from({ length: 8 }, async () =>
+      rowsOf<{ jit: string, seqscan: string }>(await handle!.db.execute(sql`select current_setting('jit') as jit, current_setting('enable_seqscan') as seqscan`))[0]))
+    expect(after).toEqual(after.map(() => ({ jit: 'on', seqscan: 'on' })))
   })
 
   it.runIf(poolerUrl)('behind PgBouncer with DATABASE_POOL_MODE=transaction: nothing to report', async () => {

@@ -65,6 +65,13 @@ const conversations: FastifyPluginAsyncTypebox = async function (app) {
     return await reply.redirect(conversationHref(conversation.phoneNumberId, conversation.person), 303)
   })
 
+  // CONTRACT.md 17: the person erased, as POST /api/erasures.php does; the conversation goes with them
+  app.post('/conversations/:number/:person/erase', { config: { dashboard: 'page' }, schema: { params: ParamsSchema } }, async function eraseConversationPerson (request, reply) {
+    const conversation = await conversationOf(request)
+    await app.privacy.requestErasure({ workspaceId: conversation.workspaceId, recipient: conversation.person, who: actors.account(request) })
+    return await reply.redirect('/dashboard/privacy?done=erasure-requested', 303)
+  })
+
   app.post('/conversations/:number/:person/reply', { config: { dashboard: 'page' }, schema: { params: ParamsSchema, body: ReplyFormSchema } }, async function replyInConversation (request, reply) {
     const conversation = await conversationOf(request)
     const form = request.body

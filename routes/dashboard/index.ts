@@ -12,6 +12,7 @@ import inbound from './inbound.js'
 import keys from './keys.js'
 import messages from './messages.js'
 import overview from './overview.js'
+import privacy from './privacy.js'
 import queue from './queue.js'
 import relays from './relays.js'
 import signIn from './sign-in.js'
@@ -36,6 +37,7 @@ const dashboard: FastifyPluginAsync = async function (app) {
   await app.register(relays)
   await app.register(queue)
   await app.register(audit)
+  await app.register(privacy)
   await app.register(audience)
   await app.register(campaigns)
 }

@@ -63,7 +63,7 @@ const messages: FastifyPluginAsyncTypebox = async function (app) {
     const row = messageRow(record, new Map(keys.map(key => [key.id, key.name])))
     const number = active?.numbers.find(candidate => candidate.phoneNumberId === record.phoneNumberId)
     const from = number ? `${identifier(number.displayPhoneNumber)} (${record.phoneNumberId})` : record.phoneNumberId
-    return sendHtml(reply, page(request, { title: 'Message', active: 'messages' }, messageContent({ record, row, history, from })))
+    return sendHtml(reply, page(request, { title: 'Message', active: 'messages' }, messageContent({ record, row, history, from, retentionDays: request.account.workspace.retentionDays })))
   })
 
   app.get('/messages/:id/status', { config: { dashboard: 'json' }, schema: { params: MessageParamsSchema } }, async function liveMessage (request) {

@@ -2,7 +2,7 @@ import { assetUrl } from './assets.js'
 import { html, identifier, type SafeHtml } from './html.js'
 import { csrfField, notice, planBadge, type Notice } from './parts.js'
 
-export type NavKey = 'overview' | 'compose' | 'messages' | 'conversations' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks' | 'relays' | 'audit' | 'suppressions' | 'usage' | 'campaigns'
+export type NavKey = 'overview' | 'compose' | 'messages' | 'conversations' | 'inbound' | 'templates' | 'connection' | 'keys' | 'webhooks' | 'relays' | 'audit' | 'suppressions' | 'usage' | 'campaigns' | 'privacy'
 
 /** What every signed-in page shows around its content. */
 export interface Frame {
@@ -43,6 +43,7 @@ export function layout (frame: Frame, content: SafeHtml): SafeHtml {
       ${link(['relays', 'Relays', '/dashboard/relays'])}
       <li><a href="/docs">API reference</a></li>
       <li class="group" aria-hidden="true">Settings</li>
+      ${link(['privacy', 'Privacy', '/dashboard/privacy'])}
       ${link(['audit', 'Audit log', '/dashboard/audit'])}
     </ul>`
   return document(frame.title, html`

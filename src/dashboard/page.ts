@@ -15,6 +15,8 @@ const DONE: Record<string, Notice> = {
   replayed: { kind: 'success', text: 'Delivery queued again, with the same webhook-id and body.' },
   'relay-removed': { kind: 'success', text: 'Relay removed. Nothing more is sent to it.' },
   'relay-replayed': { kind: 'success', text: 'Relay delivery queued again, with the same bytes and delivery id.' },
+  'retention-saved': { kind: 'success', text: 'Retention saved. Content older than that is removed by the next retention sweep (hourly by default).' },
+  'erasure-requested': { kind: 'success', text: 'Erasure requested. It completes within a minute: its counts appear below.' },
   'queue-cancelled': { kind: 'success', text: 'Queued messages cancelled: they end failed (cancelled) and are not sent.' }
 }
 

@@ -82,4 +82,35 @@ describe.skipIf(!chromiumAvailable)('dashboard: a conversation in a real browser
     expect(await page.getByLabel(/Template/).count()).toBe(1)
     expect(await page.getByLabel('Reply').count()).toBe(0)
   })
+
+  for (const width of WIDTHS) {
+    it(`at ${width} px: Settings → Privacy sets the retention, with no sideways scrolling`, async () => {
+      await page.setViewportSize({ width, height: 844 })
+      await page.goto(`${ctx.gateway.url}/dashboard/privacy`)
+      await page.getByLabel('Keep content for (days)').fill(String(width))
+      await page.getByRole('button', { name: 'Save retention' }).click()
+      await page.waitForURL('**/dashboard/privacy?done=retention-saved')
+      expect(await page.locator('[data-retention-now]').textContent()).toContain(`Content is removed after ${width} days.`)
+      expect((await ctx.gateway.app.workspaces.get(ctx.workspace.workspaceId))?.retentionDays).toBe(width)
+      expect(await page.evaluate('document.scrollingElement.scrollWidth <= document.scrollingElement.clientWidth')).toBe(true)
+      await page.screenshot({ path: join(SCREENSHOTS, `privacy-${width}.png`), fullPage: true })
+      expect(violations).toEqual([])
+    })
+  }
+
+  // last: the conversation goes with the person (CONTRACT.md 17)
+  it('erases the person from the conversation, once confirmed, and lists the completed erasure', async () => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`${ctx.gateway.url}/dashboard/conversations/${NUMBER}/${FROM}`)
+    const actions = page.locator('[data-conversation-actions]')
+    await actions.getByText('Erase this person…').click()
+    await actions.getByRole('button', { name: 'Erase for good' }).click()
+    await page.waitForURL('**/dashboard/privacy?done=erasure-requested')
+    await waitFor(async () => (await ctx.gateway.app.erasures.list(ctx.workspace.workspaceId, { limit: 1 }))?.[0]?.status === 'completed', { what: 'the erasure completed' })
+    await page.reload()
+    expect(await page.locator('[data-erasure-id]').first().textContent()).toContain('completed')
+    expect(await ctx.gateway.app.conversations.one(ctx.workspace.workspaceId, NUMBER, FROM)).toBeUndefined()
+    expect(await page.content()).not.toContain(FROM)
+    expect(violations).toEqual([])
+  })
 })

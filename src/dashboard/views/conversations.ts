@@ -60,6 +60,14 @@ export function threadContent (view: ThreadView): SafeHtml {
   <p><strong>${recipientLabel(conversation.person)}</strong> · ${windowLeft(conversation.lastInboundAt, view.now)}</p>
   <div class="conversation-actions" data-conversation-actions>
     <form method="post" action="${href}/read">${csrfField(view.csrfToken)}<button type="submit" class="secondary small"${conversation.unread === 0 ? html` disabled` : ''}>Mark read (${conversation.unread})</button></form>
+    <details class="confirm">
+      <summary class="button danger small">Erase this person…</summary>
+      <form class="confirm-box" method="post" action="${href}/erase">
+        ${csrfField(view.csrfToken)}
+        <p>Erase everything held about ${recipientLabel(conversation.person)}: this conversation, their messages' content, files and rows. An opt-out stays. This cannot be undone.</p>
+        <button type="submit" class="danger small">Erase for good</button>
+      </form>
+    </details>
   </div>
 </section>
 <section class="card">

@@ -3,9 +3,16 @@ import { html, identifier, type SafeHtml } from '../html.js'
 import { pricingText, type EventRow, type MessageRow } from '../message-rows.js'
 import { notice, templateName, time } from '../parts.js'
 
-export interface MessageView { record: MessageRecord, row: MessageRow, history: EventRow[], from: string }
+export interface MessageView {
+  record: MessageRecord
+  row: MessageRow
+  history: EventRow[]
+  from: string
+  /** the workspace's retention (CONTRACT.md 17), to say why a record's content is gone */
+  retentionDays: number | null
+}
 
-export function messageContent ({ record, row, history, from }: MessageView): SafeHtml {
+export function messageContent ({ record, row, history, from, retentionDays }: MessageView): SafeHtml {
   return html`
 <p><a href="/dashboard/messages">← All messages</a></p>
 <div data-live-message="${row.href}/status">
@@ -39,7 +46,7 @@ ${stateNotice(record, from)}
 </section>
 <section class="card" aria-labelledby="content-heading">
   <h2 id="content-heading">Content</h2>
-  ${contentSummary(record)}
+  ${record.contentPurgedAt ? purgedNotice(record.contentPurgedAt, record.erased, retentionDays) : contentSummary(record)}
   <details><summary>Upstream payload</summary><pre>${identifier(JSON.stringify(record.payload, null, 2))}</pre></details>
 </section>
 </div>`
@@ -54,6 +61,14 @@ function stateNotice (record: MessageRecord, from: string): SafeHtml {
     return html`<div data-while-status="${record.status}">${notice({ kind: 'info', title: 'Being sent', text: html`Handed to WhatsApp now; created at ${time(record.createdAt)}.` })}</div>`
   }
   return html``
+}
+
+/** What is left of a purged record is its metadata: the notice says when and why the content went. */
+function purgedNotice (at: Date, erased: boolean, retentionDays: number | null): SafeHtml {
+  const why = erased
+    ? 'The person was erased: their number, wamid and content are gone'
+    : retentionDays !== null ? `Content removed after ${String(retentionDays)} days` : 'Content removed by a purge'
+  return html`<p class="muted" data-content-purged>${why} (${time(at)}). The status history and pricing stay.</p>`
 }
 
 export function eventRowMarkup (event: EventRow | undefined): SafeHtml {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { Pool } from 'undici'
@@ -56,7 +57,8 @@ export async function benchPooler (): Promise<string> {
   const name = new URL(database.url).pathname
   const at = (base: URL) => Object.assign(new URL(base), { pathname: name }).toString()
   const emulator = await startChild<{ url: string }>('emulator')
-  const common = { GRAPH_API_URL: emulator.ready.url, THROUGHPUT_MPS: '100000', PAIR_RATE_BURST: '100000', RATE_LIMIT_MAX: '100000000' }
+  // one installation: both processes share ENCRYPTION_KEY, as an operator's do (the opt-out key is kept encrypted with it)
+  const common = { GRAPH_API_URL: emulator.ready.url, THROUGHPUT_MPS: '100000', PAIR_RATE_BURST: '100000', RATE_LIMIT_MAX: '100000000', ENCRYPTION_KEY: randomBytes(32).toString('base64') }
   const direct = await startChild<{ url: string, authorization: string }>('gateway', { ...common, BENCH_GATEWAY_DATABASE_URL: at(server), DATABASE_POOL_MODE: 'session' })
   const pooled = await startChild<{ url: string, authorization: string }>('gateway', { ...common, BENCH_GATEWAY_DATABASE_URL: at(bouncer.url), DATABASE_POOL_MODE: 'transaction' })
   try {

@@ -18,6 +18,10 @@ serve({
   acceptedIds: () => emulator.sentMessages.map(sent => String((sent.payload as { biz_opaque_callback_data?: unknown }).biz_opaque_callback_data)),
   /** the recipient of every accepted send, once per acceptance */
   acceptedRecipients: () => emulator.sentMessages.map(sent => String(sent.to)),
+  /** the wamids `prefix` + from…to received by the number (bench/conversations.ts seeds them straight into the database) */
+  knowInbound: (phoneNumberId: string, prefix: string, from: number, to: number) => {
+    emulator.knowInbound(phoneNumberId, Array.from({ length: to - from + 1 }, (_, index) => `${prefix}${from + index}`))
+  },
   reset: () => {
     emulator.reset()
     emulator.setStatusOptions('global', { statuses: [] })

@@ -18,6 +18,8 @@ export interface TestS3 {
   close (): Promise<void>
 }
 
+const KEY_CHARACTERS = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_./'
+
 /** An S3-compatible server (s3rver, on a free port, over a temporary directory) with one empty bucket. */
 export async function startS3 (): Promise<TestS3> {
   const directory = await mkdtemp(join(tmpdir(), 'outbound-s3rver-'))
@@ -40,15 +42,20 @@ export async function startS3 (): Promise<TestS3> {
       AWS_ACCESS_KEY_ID: 'S3RVER',
       AWS_SECRET_ACCESS_KEY: 'S3RVER'
     }),
-    async keys (prefix) {
-      const keys: string[] = []
-      // paged by StartAfter: s3rver 3.7 answers a ContinuationToken with an internal error
-      for (let more = true; more;) {
-        const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, StartAfter: keys.at(-1) }))
-        keys.push(...(listed.Contents ?? []).map(object => object.Key!))
-        more = listed.IsTruncated === true && (listed.Contents ?? []).length > 0
+    async keys (prefix = '') {
+      // s3rver 3.7 cannot page a listing: the continuation token's cipher is gone from Node 20's
+      // OpenSSL 3 (ERR_OSSL_EVP_UNSUPPORTED, answered 500 InternalError), so a listing longer than
+      // one page is split by the keys' next character instead
+      async function listed (under: string): Promise<string[]> {
+        try {
+          const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: under, MaxKeys: 1000 }))
+          if (page.IsTruncated !== true) return (page.Contents ?? []).map(object => object.Key!)
+        } catch (error) {
+          if ((error as { name?: string }).name !== 'InternalError') throw error
+        }
+        return (await Promise.all([...KEY_CHARACTERS].map(async next => await listed(under + next)))).flat()
       }
-      return keys.sort()
+      return (await listed(prefix)).sort()
     },
     async proxy () {
       const proxy = await startFaultProxy({ port })

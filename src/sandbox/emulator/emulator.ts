@@ -22,6 +22,7 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Emu
     setStatusOptions: (scope, statusOptions) => context.statusOptions.set(scope, statusOptions),
     injectInbound: message => injectInbound(context, message),
     injectFlowCompletion: completion => injectFlowCompletion(context, completion),
+    knowInbound: (phoneNumberId, wamids) => { for (const wamid of wamids) context.inboundWamids.set(wamid, phoneNumberId) },
     addMedia: (wabaId, media) => context.media.add({ wabaId, ...media }).id,
     media: id => context.media.get(id),
     expireMedia: id => { context.media.delete(id) },

@@ -189,6 +189,8 @@ export interface Emulator {
   clearFaults (): void
   setStatusOptions (scope: 'global' | { recipient: string }, options: StatusOptions): void
   injectInbound (message: InboundMessage): Promise<{ wamid: string, status: DeliveryStatus, mediaId?: string }>
+  /** messages the number received without a webhook here (a bench seeds them into the database): their read receipts and typing indicators are accepted */
+  knowInbound (phoneNumberId: string, wamids: string[]): void
   /** a customer completes a WhatsApp Flow: an interactive nfm_reply webhook replying to the flow message */
   injectFlowCompletion (completion: FlowCompletion): Promise<{ wamid: string, status: DeliveryStatus }>
   /** stores a file as if a customer had sent it (or it had been uploaded) to the WABA; returns its media id */

@@ -6,7 +6,7 @@ import { actors } from '../src/access/audit.js'
 import { buildApp } from '../src/app.js'
 import { connectWorkspace } from '../src/connections/connect.js'
 import { fileStorage } from '../src/media/storage.js'
-import { purgeContent } from '../src/privacy/purge.js'
+import { purgeContent, SWEEP_PAUSE } from '../src/privacy/purge.js'
 import { defaultAccount, startEmulator } from '../src/sandbox/emulator/index.js'
 import { testConfig } from '../tests/helpers/config.js'
 import { createPostgresDatabase } from '../tests/helpers/database.js'
@@ -94,7 +94,7 @@ export async function benchPrivacy (): Promise<string> {
     const alone = await sendRound(app, authorization)
     const timed = timedTransactions(app.database.db)
     const sweeping = performance.now()
-    const purge = purgeContent({ db: timed.db, storage: fileStorage('/nonexistent') }, { workspaceId: workspace.id, before: new Date(Date.now() - 30 * 86_400_000) })
+    const purge = purgeContent({ db: timed.db, storage: fileStorage('/nonexistent') }, { workspaceId: workspace.id, before: new Date(Date.now() - 30 * 86_400_000) }, { pause: SWEEP_PAUSE })
     const beside = await sendRound(app, authorization)
     const sendsEnded = (performance.now() - sweeping) / 1000
     const purged = await purge

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Database } from '../../db/client.js'
 import type { MediaStorage } from '../media/storage.js'
 import { endedCampaigns, keepCounts, purgeBatch, purgeCampaignRows, type Keyset, type PurgeWindow } from '../store/content-purge.js'
@@ -16,7 +17,16 @@ export interface PurgeOptions {
   dryRun?: boolean
   /** rows a statement purges: small, so that no statement holds a row a send or a webhook waits for long */
   batch?: number
+  /**
+   * After each batch, a pause of this many times the batch's own time: the sweep's share of the
+   * database stays at 1 / (1 + pause), and sends and webhooks keep the rest. 0 (the CLI's purge,
+   * asked for now): no pause.
+   */
+  pause?: number
 }
+
+/** The retention sweep's pause (CONTRACT.md 17: a sweep never holds sends or webhooks back): it runs at half speed. */
+export const SWEEP_PAUSE = 1
 
 export const PURGE_BATCH = 200
 const ROLLBACK = Symbol('dry run')
@@ -35,7 +45,9 @@ export async function purgeContent (deps: PurgeDeps, window: PurgeWindow, option
       if (!entry.purge || !entry.count) continue
       let after: Keyset | undefined = options.from ? { at: options.from.toISOString(), key: '' } : undefined
       do {
+        const started = Date.now()
         const done = await inTransaction(async tx => await purgeBatch(tx, entry.purge!, window, after, batch))
+        if (options.pause && done.changed > 0) await sleep((Date.now() - started) * options.pause)
         if (entry.count !== 'media_files') counts[entry.count] += done.changed
         files.push(...done.returned)
         after = done.next

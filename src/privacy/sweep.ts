@@ -1,5 +1,5 @@
 import type { WorkspaceStore } from '../store/workspaces.js'
-import { noCounts, purgeContent, type Counts, type PurgeDeps } from './purge.js'
+import { noCounts, purgeContent, SWEEP_PAUSE, type Counts, type PurgeDeps } from './purge.js'
 
 const DAY_MS = 24 * 60 * 60_000
 
@@ -12,7 +12,7 @@ export async function sweepRetention (deps: PurgeDeps & { workspaces: WorkspaceS
   let swept = 0
   for (const workspace of await deps.workspaces.withRetention()) {
     const before = new Date(Date.now() - workspace.retentionDays! * DAY_MS)
-    const counts = await purgeContent(deps, { workspaceId: workspace.id, before }, { from: workspace.contentPurgedThrough ?? undefined })
+    const counts = await purgeContent(deps, { workspaceId: workspace.id, before }, { from: workspace.contentPurgedThrough ?? undefined, pause: SWEEP_PAUSE })
     await deps.workspaces.purgedThrough(workspace.id, before)
     for (const [count, n] of Object.entries(counts)) purged[count as keyof Counts] += n
     if (Object.values(counts).some(n => n > 0)) swept++

@@ -5,6 +5,7 @@ import { campaignCounts, campaignView, type CampaignCounts, type MessageTally } 
 import { OPEN_STATUSES, sqlStatuses } from '../resources/message-status.js'
 import type { AlsoInTransaction } from './also.js'
 import { anyOf } from './any-of.js'
+import { newId } from './ids.js'
 import { createBatcher } from './batcher.js'
 import type { Executor } from '../../db/client.js'
 import { jobSql } from '../work/jobs.js'
@@ -177,16 +178,25 @@ export function campaignStore (db: Database, { build, outbox }: { build: BuildMe
           .where(and(eq(campaignRecipients.campaignId, campaignId), sql`${campaignRecipients.n} >= ${campaign.materialised}`))
           .orderBy(campaignRecipients.n).limit(limit)
         if (recipients.length === 0) return 0
-        const rows = recipients.map(row => {
+        // a person erased before their row became a message (CONTRACT.md 17: their row lost its number) is never sent to
+        const erased = recipients.filter(row => row.recipient === '')
+        const rows = recipients.filter(row => row.recipient !== '').map(row => {
           const message = build(campaign, { to: row.recipient, variables: row.variables, clientReference: row.clientReference })
           return { id: message.id, to: message.recipient, p: message.payload, r: message.clientReference }
         })
-        await tx.execute(sql`insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, status, client_reference, campaign_id)
-          select v.id, ${campaign.workspaceId}, ${campaign.apiKeyId}, ${campaign.phoneNumberId}, v.to, 'template', v.p::jsonb, 'queued', v.r, ${campaign.id}
-          from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, "to" text, p json, r text)`)
-        await jobSql.enqueue(tx, rows.map(row => ({ queue: CAMPAIGN_SENDS, groupKey: campaign.phoneNumberId, payload: row.id })))
-        await tx.update(campaigns).set({ materialised: campaign.materialised + rows.length, updatedAt: new Date() }).where(eq(campaigns.id, campaignId))
-        return rows.length
+        if (rows.length > 0) {
+          await tx.execute(sql`insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, status, client_reference, campaign_id)
+            select v.id, ${campaign.workspaceId}, ${campaign.apiKeyId}, ${campaign.phoneNumberId}, v.to, 'template', v.p::jsonb, 'queued', v.r, ${campaign.id}
+            from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, "to" text, p json, r text)`)
+          await jobSql.enqueue(tx, rows.map(row => ({ queue: CAMPAIGN_SENDS, groupKey: campaign.phoneNumberId, payload: row.id })))
+        }
+        if (erased.length > 0) {
+          await tx.execute(sql`insert into messages (id, workspace_id, api_key_id, phone_number_id, recipient, type, payload, status, error_code, error_text, failed_at, campaign_id, erased, content_purged_at)
+            select v.id, ${campaign.workspaceId}, ${campaign.apiKeyId}, ${campaign.phoneNumberId}, '', 'template', '{}'::jsonb, 'failed', ${ERASED.code}, ${ERASED.text}, now(), ${campaign.id}, true, now()
+            from json_to_recordset(${JSON.stringify(erased.map(() => ({ id: newId('msg') })))}::json) as v(id text)`)
+        }
+        await tx.update(campaigns).set({ materialised: campaign.materialised + recipients.length, updatedAt: new Date() }).where(eq(campaigns.id, campaignId))
+        return recipients.length
       })
       return made
     },
@@ -258,6 +268,9 @@ async function tally (executor: Executor, campaignId: string): Promise<MessageTa
 export async function campaignWithCounts (executor: Executor, campaign: CampaignRecord): Promise<{ campaign: CampaignRecord, counts: CampaignCounts }> {
   return { campaign, counts: campaignCounts(campaign, await tally(executor, campaign.id)) }
 }
+
+/** How a campaign message ends whose person was erased before it was made (CONTRACT.md 17). */
+const ERASED = { code: 'recipient_erased', text: 'Not sent: the recipient was erased before this campaign message was made' }
 
 /** How a cancelled campaign's unsent messages end. */
 const CANCELLED = { code: 'cancelled', text: 'Not sent: its campaign was cancelled' }

@@ -1,9 +1,10 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { actors, audit } from '../../src/access/audit.js'
+import { actors } from '../../src/access/audit.js'
 import { suppressionTarget } from '../../src/audience/suppression-target.js'
 import { page, sendHtml } from '../../src/dashboard/page.js'
 import { privacyContent, type PrivacyView } from '../../src/dashboard/views/privacy.js'
+import { changeRetention, retentionDaysOf } from '../../src/privacy/retention.js'
 
 const RetentionFormSchema = Type.Object({ _csrf: Type.Optional(Type.String()), days: Type.String({ maxLength: 20 }) })
 const ErasureFormSchema = Type.Object({ _csrf: Type.Optional(Type.String()), person: Type.String({ maxLength: 200 }), confirm: Type.Optional(Type.String({ maxLength: 10 })) })
@@ -27,10 +28,9 @@ const privacy: FastifyPluginAsyncTypebox = async function (app) {
 
   app.post('/privacy/retention', { config: { dashboard: 'page' }, schema: { body: RetentionFormSchema } }, async function saveRetention (request, reply) {
     const typed = request.body.days.trim()
-    const days = typed === '' ? null : /^\d{1,4}$/.test(typed) ? Number(typed) : NaN
-    if (days !== null && !(days >= 1 && days <= 3650)) return await render(request, reply, { name: 'days', value: typed, error: 'A number of days from 1 to 3650, or empty to keep content for ever.' })
-    await app.workspaces.setRetention(request.account.workspace.id, days,
-      audit.of(actors.account(request), 'workspace.retention_changed', changed => ({ workspaceId: changed.id, target: { kind: 'workspace', id: changed.id } })))
+    const days = retentionDaysOf(typed, '')
+    if (days === undefined) return await render(request, reply, { name: 'days', value: typed, error: 'A number of days from 1 to 3650, or empty to keep content for ever.' })
+    await changeRetention(app.workspaces, actors.account(request), request.account.workspace.id, days)
     return await reply.redirect('/dashboard/privacy?done=retention-saved', 303)
   })
 

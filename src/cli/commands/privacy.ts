@@ -1,10 +1,11 @@
-import { actors, audit } from '../../access/audit.js'
+import { actors } from '../../access/audit.js'
 import type { Config } from '../../config.js'
 import { configuredStorage } from '../../media/stores.js'
 import { runErasure } from '../../privacy/erase.js'
 import { erasureView, requestErasure } from '../../privacy/erasures.js'
 import { optOutDigester } from '../../privacy/opt-out-key.js'
 import { purgeContent } from '../../privacy/purge.js'
+import { changeRetention, retentionDaysOf } from '../../privacy/retention.js'
 import { publicWorkspace } from '../../resources/workspace.js'
 import type { Runtime } from '../../runtime.js'
 import { CommandError, defineCommand } from '../command.js'
@@ -16,11 +17,9 @@ const days: Flag<number | null> = {
   placeholder: 'N|none',
   required: true,
   parse (value, name) {
-    const given = text('N|none').parse(value, name)
-    if (given === 'none') return null
-    const number = /^\d+$/.test(given) ? Number(given) : NaN
-    if (!(number >= 1 && number <= 3650)) throw new UsageError(`--${name} must be a number of days from 1 to 3650, or none`)
-    return number
+    const days = retentionDaysOf(text('N|none').parse(value, name), 'none')
+    if (days === undefined) throw new UsageError(`--${name} must be a number of days from 1 to 3650, or none`)
+    return days
   }
 }
 
@@ -29,8 +28,7 @@ export const workspaceRetention = defineCommand({
   flags: { workspace: text('ID'), days },
   async run ({ workspace, days }, runtime) {
     await existingWorkspace(runtime, workspace)
-    const updated = await runtime.stores.workspaces.setRetention(workspace, days,
-      audit.of(actors.cli(), 'workspace.retention_changed', changed => ({ workspaceId: changed.id, target: { kind: 'workspace', id: changed.id } })))
+    const updated = await changeRetention(runtime.stores.workspaces, actors.cli(), workspace, days)
     return publicWorkspace(updated!)
   }
 })

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
@@ -11,7 +10,8 @@ import { purgeContent, SWEEP_PAUSE } from '../src/privacy/purge.js'
 import { defaultAccount, startEmulator } from '../src/sandbox/emulator/index.js'
 import { testConfig } from '../tests/helpers/config.js'
 import { createPostgresDatabase } from '../tests/helpers/database.js'
-import { inboxDrained } from '../tests/webhooks/helpers.js'
+import { signedHeaders } from '../tests/helpers/webhook.js'
+import { envelope, inboxDrained, messagesValue, status } from '../tests/webhooks/helpers.js'
 import { load, machine, table } from './lib.js'
 
 // Issue 37's figures, on PostgreSQL (BENCH_DATABASE_URL; a database is created and dropped):
@@ -51,15 +51,12 @@ async function sendRound (app: FastifyInstance, authorization: string): Promise<
 let statused = 0
 /** SENDS signed status webhooks (one `read` each, for a seeded record of someone else's), 32 in flight, until the inbox has applied them all. */
 async function intakeRound (app: FastifyInstance, appSecret: string): Promise<number> {
-  const account = defaultAccount()
-  const number = account.phoneNumbers[0]
   const started = performance.now()
   await load(SENDS, CONCURRENCY, async () => {
     const n = 1 + (statused++ % (RECORDS - PERSON))
-    const wamid = `wamid.b1888${String(n).padStart(7, '0')}${n}`
-    const body = JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: account.wabaId, changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: number.displayPhoneNumber, phone_number_id: number.id }, statuses: [{ id: wamid, status: 'read', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: `1888${String(n).padStart(7, '0')}` }] } }] }] })
-    const signature = `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`
-    const response = await app.inject({ method: 'POST', url: '/webhooks/whatsapp', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, payload: body })
+    const to = `1888${String(n).padStart(7, '0')}`
+    const raw = JSON.stringify(envelope('messages', messagesValue({ statuses: [status(`wamid.b${to}${n}`, 'read', String(Math.floor(Date.now() / 1000)), { recipient_id: to })] })))
+    const response = await app.inject({ method: 'POST', url: '/webhooks/whatsapp', headers: signedHeaders(raw, appSecret), payload: raw })
     if (response.statusCode !== 200) throw new Error(`webhook answered ${response.statusCode}: ${response.body}`)
   })
   await inboxDrained(app)

@@ -81,9 +81,14 @@ function openPostgres (url: string, pool: PoolOptions, warn: (line: string) => v
     fetch_types: false,
     // behind a transaction pooler a statement prepared on one server connection is not on the next
     prepare: mode === 'session',
+    // and one statement at a time on a connection: PgBouncer hands the server connection to another
+    // client when a statement ends, and the answer to one written behind it on the same socket
+    // went nowhere ("got packet '1' from server when not linked"): its caller waited for ever
+    // (tests/db/pooler.test.ts; scripts/patch-postgres.mjs lets transactions run so)
+    max_pipeline: mode === 'session' ? 100 : 0,
     connect_timeout: CONNECT_TIMEOUT_S,
-    backoff: retries => Math.min(0.05 * 2 ** retries, RECONNECT_MAX_S) * (0.5 + Math.random() / 2)
-  })
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, RECONNECT_MAX_S) * (0.5 + Math.random() / 2)
+  } as postgres.Options<Record<string, never>>) // max_pipeline is an option its types leave out
   // DATABASE_POOL_MAX in all: the statements' pool, renewed once the database answers after
   // connections failed (renewable.ts); one connection aside for the migration lock, the health check
   // and the detection; LISTEN's own connection (postgres.js opens it) in session mode

@@ -15,6 +15,17 @@ function through (database: TestDatabase, base: string): string {
   return url.toString()
 }
 
+/** Settles with the work, or fails after `ms`: an answer lost on the way fails the test rather than hanging it. */
+async function within<T> (work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms) })
+  try {
+    return await Promise.race([work, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 describe.runIf(serverUrl)('how the server reaches PostgreSQL (CONTRACT.md 22)', () => {
   let database: TestDatabase | undefined
   let handle: DatabaseHandle | undefined
@@ -77,6 +88,26 @@ describe.runIf(serverUrl)('how the server reaches PostgreSQL (CONTRACT.md 22)', 
     expect(lines).toEqual([])
     expect(handle.poolMode).toBe('transaction')
     await handle.ping()
+  })
+
+  it.runIf(poolerUrl)('behind PgBouncer in transaction mode: a statement made while another runs on its connection gets its answer', async () => {
+    database = await createPostgresDatabase(serverUrl!)
+    // DATABASE_POOL_MAX=2: one statement connection, so the second statement meets it busy
+    handle = openDatabase(through(database, poolerUrl!), '/nonexistent', { pool: { mode: 'transaction', max: 2, listens: false } })
+    for (let round = 0; round < 10; round++) {
+      // postgres.js would write the second behind the first on the same socket; PgBouncer hands the
+      // server connection to another client when the first ends, and the second's answer went
+      // nowhere ("got packet '1' from server when not linked"): so one statement at a time (db/client.ts)
+      const first = handle.db.execute(sql`select pg_sleep(0.05)`)
+      await new Promise(resolve => setTimeout(resolve, 10))
+      const second = handle.db.execute(sql`select ${round}::int as n`)
+      const [, answer] = await within(Promise.all([first, second]), 5000, 'a statement behind another')
+      expect(rowsOf<{ n: number }>(answer)[0].n).toBe(round)
+    }
+    // and transactions, whose BEGIN takes its connection even so (scripts/patch-postgres.mjs)
+    const inside = await within(Promise.all(Array.from({ length: 20 }, async (_, index) => await handle!.db.transaction(async tx =>
+      rowsOf<{ n: number }>(await tx.execute(sql`select ${index}::int as n`))[0].n))), 5000, 'transactions at once')
+    expect(inside).toEqual(Array.from({ length: 20 }, (_, index) => index))
   })
 
   it.skipIf(poolerUrl)('through PgBouncer: skipped, TEST_PGBOUNCER_URL is not set (.ci/run starts one: scripts/pgbouncer.sh)', () => {})

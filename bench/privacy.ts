@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
-import type { Database } from '../db/client.js'
+import { rowsOf, type Database, type Executor } from '../db/client.js'
 import { actors } from '../src/access/audit.js'
 import { buildApp } from '../src/app.js'
 import { connectWorkspace } from '../src/connections/connect.js'
@@ -17,12 +17,14 @@ import { load, machine, table } from './lib.js'
 // Issue 37's figures, on PostgreSQL (BENCH_DATABASE_URL; a database is created and dropped):
 // (1) erasing one person with BENCH_PRIVACY_PERSON records among BENCH_PRIVACY_RECORDS (targets
 // at 10,000 among 1,000,000: ≤ 5 s); (2) a retention purge of those records while sends run:
-// the send rate beside the same round without the purge (target ≥ 0.9×), and the longest
-// transaction of the purge, which bounds how long it holds any row of `messages` (target ≤ 100 ms).
+// the send and status-webhook rates beside the purge against rounds with it held, alternately
+// (targets ≥ 0.9×), and the longest transaction of the purge by PostgreSQL's clock, which bounds
+// how long it holds any row of `messages` (target ≤ 100 ms).
 const RECORDS = Number(process.env.BENCH_PRIVACY_RECORDS ?? 1_000_000)
 const PERSON = Number(process.env.BENCH_PRIVACY_PERSON ?? 10_000)
 const SENDS = Number(process.env.BENCH_PRIVACY_SENDS ?? 3000)
 const CONCURRENCY = 32
+const ROUNDS = Number(process.env.BENCH_PRIVACY_ROUNDS ?? 4)
 const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const PERSON_NUMBER = '17779990000'
 
@@ -63,21 +65,45 @@ async function intakeRound (app: FastifyInstance, appSecret: string): Promise<nu
   return SENDS / ((performance.now() - started) / 1000)
 }
 
-/** The database with each transaction timed: the longest is the longest any row stayed locked by the purge. */
-function timedTransactions (db: Database): { db: Database, longest: () => number, count: () => number } {
+/**
+ * The purge's database: each transaction timed by PostgreSQL's own clock (from its start, `now()`,
+ * to just before its commit), which is how long it held the rows it changed, event-loop waits of
+ * this process included; and held between transactions while the bench measures a round without it.
+ */
+function observedPurge (db: Database) {
   let longest = 0
   let count = 0
-  const timed = new Proxy(db, {
+  let held: { until: Promise<void>, release (): void } | undefined
+  const observed = new Proxy(db, {
     get (target, property, receiver) {
       if (property !== 'transaction') return Reflect.get(target, property, receiver)
-      return async (work: (tx: unknown) => Promise<unknown>) => {
-        const started = performance.now()
-        try { return await target.transaction(work as never) } finally { longest = Math.max(longest, performance.now() - started); count++ }
+      return async (work: (tx: Executor) => Promise<unknown>) => {
+        while (held) await held.until
+        return await target.transaction(async tx => {
+          const result = await work(tx)
+          const [row] = rowsOf<{ ms: number }>(await tx.execute(sql`select (extract(epoch from clock_timestamp() - now()) * 1000)::float8 as ms`))
+          longest = Math.max(longest, Number(row.ms))
+          count++
+          return result
+        })
       }
     }
   })
-  return { db: timed, longest: () => longest, count: () => count }
+  return {
+    db: observed,
+    longest: () => longest,
+    count: () => count,
+    hold () {
+      if (held) return
+      let release = () => {}
+      const until = new Promise<void>(resolve => { release = resolve })
+      held = { until, release }
+    },
+    resume () { const was = held; held = undefined; was?.release() }
+  }
 }
+
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
 
 export async function benchPrivacy (): Promise<string> {
   const emulator = await startEmulator({ statusDelaysMs: { sent: 0, delivered: 0, read: 0 }, throughputMps: 1_000_000 })
@@ -108,29 +134,40 @@ export async function benchPrivacy (): Promise<string> {
     const erased = (performance.now() - erasing) / 1000
 
     await sendRound(app, authorization) // warm-up
-    const alone = await sendRound(app, authorization)
     await intakeRound(app, emulator.appSecret) // warm-up
-    const intakeAlone = await intakeRound(app, emulator.appSecret)
-    const timed = timedTransactions(app.database.db)
+    // rounds with the purge held (between two of its transactions) and running, alternately
+    const purging = observedPurge(app.database.db)
     const sweeping = performance.now()
-    const purge = purgeContent({ db: timed.db, storage: fileStorage('/nonexistent') }, { workspaceId: workspace.id, before: new Date(Date.now() - 30 * 86_400_000) }, { pause: SWEEP_PAUSE })
-    const beside = await sendRound(app, authorization)
-    const intakeBeside = await intakeRound(app, emulator.appSecret)
+    let purgeDone = false
+    const purge = purgeContent({ db: purging.db, storage: fileStorage('/nonexistent') }, { workspaceId: workspace.id, before: new Date(Date.now() - 30 * 86_400_000) }, { pause: SWEEP_PAUSE })
+      .finally(() => { purgeDone = true })
+    const rounds: Record<'sends' | 'intake', { alone: number[], beside: number[] }> = { sends: { alone: [], beside: [] }, intake: { alone: [], beside: [] } }
+    for (let round = 0; round < ROUNDS; round++) {
+      purging.hold()
+      rounds.sends.alone.push(await sendRound(app, authorization))
+      rounds.intake.alone.push(await intakeRound(app, emulator.appSecret))
+      purging.resume()
+      rounds.sends.beside.push(await sendRound(app, authorization))
+      rounds.intake.beside.push(await intakeRound(app, emulator.appSecret))
+      if (purgeDone) throw new Error(`the purge ended in round ${round + 1} of ${ROUNDS}: seed more records (BENCH_PRIVACY_RECORDS)`)
+    }
     const sendsEnded = (performance.now() - sweeping) / 1000
     const purged = await purge
     const swept = (performance.now() - sweeping) / 1000
+    const [alone, beside, intakeAlone, intakeBeside] = [mean(rounds.sends.alone), mean(rounds.sends.beside), mean(rounds.intake.alone), mean(rounds.intake.beside)]
+    const each = (list: number[]) => list.map(value => value.toFixed(0)).join(', ')
 
     return [
       `${machine()}; PostgreSQL; ${RECORDS.toLocaleString('en')} records seeded in ${seeded.toFixed(1)} s; ${SENDS} template sends a round, ${CONCURRENCY} at a time`,
       '',
       table(['measure', 'value', 'target'], [
         [`erasure of one person with ${PERSON.toLocaleString('en')} records among ${RECORDS.toLocaleString('en')}`, `${erased.toFixed(2)} s (${erasure.counts?.messages} records)`, '≤ 5 s at 10,000 among 1,000,000'],
-        ['sends/s alone', alone.toFixed(0), ''],
-        ['sends/s beside the retention purge', `${beside.toFixed(0)} (${(beside / alone).toFixed(2)}×)`, '≥ 0.9×'],
-        ['status webhooks applied/s alone', intakeAlone.toFixed(0), ''],
-        ['status webhooks applied/s beside the retention purge', `${intakeBeside.toFixed(0)} (${(intakeBeside / intakeAlone).toFixed(2)}×)`, '≥ 0.9×'],
-        ['retention purge', `${purged.messages.toLocaleString('en')} records in ${swept.toFixed(1)} s (${timed.count()} transactions; the sends and webhooks ran for the first ${sendsEnded.toFixed(1)} s)`, ''],
-        ['longest purge transaction (bounds any row lock on messages)', `${timed.longest().toFixed(1)} ms`, '≤ 100 ms']
+        ['sends/s with the purge held', `${alone.toFixed(0)} (rounds: ${each(rounds.sends.alone)})`, ''],
+        ['sends/s beside the retention purge', `${beside.toFixed(0)} (**${(beside / alone).toFixed(2)}×**; rounds: ${each(rounds.sends.beside)})`, '≥ 0.9×'],
+        ['status webhooks applied/s with the purge held', `${intakeAlone.toFixed(0)} (rounds: ${each(rounds.intake.alone)})`, ''],
+        ['status webhooks applied/s beside the retention purge', `${intakeBeside.toFixed(0)} (**${(intakeBeside / intakeAlone).toFixed(2)}×**; rounds: ${each(rounds.intake.beside)})`, '≥ 0.9×'],
+        ['retention purge', `${purged.messages.toLocaleString('en')} records in ${swept.toFixed(1)} s, held half of the first ${sendsEnded.toFixed(1)} s (${purging.count()} transactions)`, ''],
+        ['longest purge transaction by PostgreSQL\'s clock (bounds any row lock on messages)', `**${purging.longest().toFixed(1)} ms**`, '≤ 100 ms']
       ])
     ].join('\n')
   } finally {

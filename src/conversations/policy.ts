@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { MessageRecord, ReadReceipts } from '../../db/schema.js'
 import { faultCode } from '../faults/classify.js'
 import type { ConversationStore } from '../store/conversations.js'
-import type { InboundStore, StoredInbound } from '../store/inbound.js'
+import { createBatcher } from '../store/batcher.js'
+import type { InboundStore, MarkedMessage, StoredInbound } from '../store/inbound.js'
 import type { Transaction, WorkRunner } from '../work/runner.js'
 import { renewalDue, TYPING_RENEW_MS, TYPING_SHOWS_MS, type ReadMarks } from './read-marks.js'
 
@@ -10,15 +11,21 @@ export const READ_MARK_QUEUE = 'read-marks'
 export const TYPING_QUEUE = 'typing-renewals'
 // a change of policy holds within 2 s (CONTRACT.md 19): each process reads it at most once a second
 const POLICY_CACHE_MS = 1000
+// a reply's read mark queued this long ago and still not landed (its job retrying) may be queued again
+const REQUEUE_AFTER_MS = 60_000
 
-type ReadMarkJob = { kind: 'receipt', workspaceId: string, inboundId: string } | { kind: 'reply', workspaceId: string, phoneNumberId: string, person: string }
+type MarkedJson = Omit<MarkedMessage, 'receivedAt'> & { receivedAt: string }
+// a reply's job carries the message it marks (found when the reply was sent); one queued by an
+// earlier release names the person, and its message is looked up when it runs
+type ReadMarkJob = { kind: 'receipt', workspaceId: string, inboundId: string } | { kind: 'reply', message: MarkedJson } | { kind: 'reply', workspaceId: string, phoneNumberId: string, person: string }
+interface Replied { workspaceId: string, phoneNumberId: string, person: string }
 interface TypingJob { workspaceId: string, inboundId: string, startedAt: string, endsAt: string, shownUntil: string }
 
 export interface PolicyDeps {
   work: WorkRunner
   readMarks: ReadMarks
-  inbound: Pick<InboundStore, 'find' | 'latestUnread'>
-  conversations: Pick<ConversationStore, 'one' | 'answeredSince' | 'markingOnReceipt' | 'readReceipts'>
+  inbound: Pick<InboundStore, 'find' | 'latestUnread' | 'latestUnreadOf'>
+  conversations: Pick<ConversationStore, 'answeredSince' | 'markingOnReceipt' | 'readReceipts'>
   log: FastifyBaseLogger
 }
 
@@ -44,11 +51,31 @@ export function createReadPolicy (deps: PolicyDeps) {
 
   work.defineLeased(READ_MARK_QUEUE, { batch: 32, concurrency: 32, maxAttempts: 5, pollMs: 250 }, async function markRead (job) {
     const task = JSON.parse(job.payload.toString('utf8')) as ReadMarkJob
+    if ('message' in task) return void await deps.readMarks.mark({ ...task.message, receivedAt: new Date(task.message.receivedAt) }, { typing: false })
     const message = task.kind === 'receipt'
       ? await deps.inbound.find(task.workspaceId, { id: task.inboundId })
       : await deps.inbound.latestUnread(task.workspaceId, task.phoneNumberId, task.person)
     if (message && message.readAt === null) await deps.readMarks.mark(message, { typing: false })
   })
+
+  // The replies of one turn of the event loop, together: one statement finds which of their people
+  // have an unread message (and which is the latest), one stores a job for each. Sent many at once
+  // (a campaign, a busy bot), a reply costs its person's read mark and next to nothing else.
+  // A message whose mark this process queued lately is not queued again: the replies that follow
+  // the first one before its mark lands (a bot's answer in three messages) find it still unread.
+  const queued = new Map<string, number>()
+  const replied = createBatcher(async (replies: Replied[]) => {
+    const people = [...new Map(replies.map(reply => [`${reply.workspaceId}\u0000${reply.phoneNumberId}\u0000${reply.person}`, reply])).values()]
+    const now = Date.now()
+    for (const [id, at] of queued) if (now - at > REQUEUE_AFTER_MS) queued.delete(id)
+    const unread = (await deps.inbound.latestUnreadOf(people)).filter(message => !queued.has(message.id))
+    for (const message of unread) queued.set(message.id, now)
+    if (unread.length > 0) {
+      await work.enqueue(unread.map(message => ({ queue: READ_MARK_QUEUE, payload: JSON.stringify({ kind: 'reply', message: { ...message, receivedAt: message.receivedAt.toISOString() } } satisfies ReadMarkJob) })))
+      work.wake(READ_MARK_QUEUE)
+    }
+    return replies.map(() => undefined)
+  }, { maxBatch: 500 })
 
   // a renewal is worth nothing late: one attempt, its failure logged
   work.defineLeased(TYPING_QUEUE, { batch: 32, concurrency: 32, maxAttempts: 1, pollMs: 1000 }, async function renewTyping (job) {
@@ -86,11 +113,7 @@ export function createReadPolicy (deps: PolicyDeps) {
     async sent (record: MessageRecord): Promise<void> {
       try {
         if (await policyOf(record.workspaceId) !== 'on_reply') return
-        const conversation = await deps.conversations.one(record.workspaceId, record.phoneNumberId, record.recipient)
-        if (!conversation || conversation.unread === 0) return
-        const task: ReadMarkJob = { kind: 'reply', workspaceId: record.workspaceId, phoneNumberId: record.phoneNumberId, person: record.recipient }
-        await work.enqueue([{ queue: READ_MARK_QUEUE, payload: JSON.stringify(task) }])
-        work.wake(READ_MARK_QUEUE)
+        await replied({ workspaceId: record.workspaceId, phoneNumberId: record.phoneNumberId, person: record.recipient })
       } catch (error) {
         log.warn({ code: faultCode(error), messageId: record.id }, 'could not hand over the read mark of a reply')
       }

@@ -4,7 +4,7 @@ import { upstreamFailure } from '../media/deps.js'
 import type { Pacer } from '../pacer/types.js'
 import { throughputOf } from '../pacer/throughput.js'
 import type { ConnectionStore } from '../store/connections.js'
-import { personOf, type InboundMessage, type InboundStore } from '../store/inbound.js'
+import { personOf, type InboundStore, type MarkedMessage } from '../store/inbound.js'
 import type { UpstreamClient } from '../upstream/client.js'
 
 /** The upstream takes read marks for messages received within 30 days (upstream-facts.md 8.6). */
@@ -31,7 +31,7 @@ export type ReadMarks = ReturnType<typeof createReadMarks>
  * campaign sends), then `read_at` on it and the person's earlier unread messages to that number.
  */
 export function createReadMarks (deps: ReadMarkDeps) {
-  async function mark (message: InboundMessage, options: { typing: boolean, now?: Date }): Promise<Date> {
+  async function mark (message: MarkedMessage, options: { typing: boolean, now?: Date }): Promise<Date> {
     const now = options.now ?? new Date()
     if (now.getTime() - message.receivedAt.getTime() > READ_MARK_MAX_AGE_MS) throw tooOld()
     const active = await deps.connections.active(message.workspaceId)

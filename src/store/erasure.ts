@@ -16,6 +16,8 @@ export interface Person {
 
 const BATCH = 1000
 const ERASED_INBOX = 'webhook-inbox'
+// an on_reply read mark's job carries the message it marks, its sender's number among it (src/conversations/policy.ts)
+const READ_MARKS = 'read-marks'
 
 const numbersOf = (workspaceId: string) => sql`any(array(select phone_number_id from phone_numbers where workspace_id = ${workspaceId}))`
 const wabasOf = (workspaceId: string) => sql`any(array(select waba_id from connections where workspace_id = ${workspaceId}))`
@@ -122,7 +124,7 @@ export async function eraseEventBodies (tx: Executor, person: Person, messageIds
 }
 
 /**
- * Their audience rows: cool-downs and user-id links deleted; the messaging limit's rows and the
+ * Their audience rows: cool-downs, user-id links, conversations and pending read marks deleted; the messaging limit's rows and the
  * opt-outs kept under the HMAC of the id, so the figures stay and an opt-out still refuses.
  */
 export async function eraseAudience (tx: Executor, person: Person): Promise<void> {
@@ -131,6 +133,7 @@ export async function eraseAudience (tx: Executor, person: Person): Promise<void
   await tx.execute(sql`delete from cooldowns where workspace_id = ${workspaceId} and recipient = ${anyOf(ids)}`)
   await tx.execute(sql`delete from user_id_links where workspace_id = ${workspaceId} and (old_user_id = ${anyOf(ids)} or new_user_id = ${anyOf(ids)})`)
   await tx.execute(sql`delete from conversations where workspace_id = ${workspaceId} and (person = ${anyOf(ids)} or "to" = ${anyOf(ids)} or recipient_user_id = ${anyOf(ids)})`)
+  await jobSql.deleteAllMentioning(tx, READ_MARKS, ids)
   // the counts' rows first, as the messaging limit's functions take them (docs/decisions/035-lock-order.md)
   await tx.execute(sql`select 1 from messaging_limit_counts where waba_id = ${wabasOf(workspaceId)} order by waba_id for update`)
   // a person erased twice has their HMAC's rows already: the later row's time is kept there, and the count loses the duplicate

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, isNull, lte, sql, type AnyColumn, type SQL } from 'drizzle-orm'
+import { and, desc, eq, gte, isNull, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../../db/client.js'
 import { inboundMessages } from '../../db/schema.js'
 import { anyOf } from './any-of.js'
@@ -6,6 +6,8 @@ import { newId } from './ids.js'
 import type { Executor } from '../../db/client.js'
 
 export type InboundMessage = typeof inboundMessages.$inferSelect
+/** What marking a message read needs of it (and a read-mark job carries). */
+export type MarkedMessage = Pick<InboundMessage, 'id' | 'workspaceId' | 'phoneNumberId' | 'wamid' | 'from' | 'fromUserId' | 'receivedAt'>
 
 /** An inbound message as a delivery carries it, before it is routed to a workspace. */
 export interface InboundEvent {
@@ -96,14 +98,16 @@ export function inboundStore (db: Database) {
 
     /**
      * Marks the message read and, as a phone does, the same person's earlier unread messages to that
-     * number; the message's read_at (an earlier one's when it was read already).
+     * number; the message's read_at (an earlier one's when it was read already). One statement: its
+     * read of the message sees the table as it was before the update.
      */
-    async markRead (message: InboundMessage, at: Date): Promise<Date> {
-      await db.update(inboundMessages).set({ readAt: at }).where(and(eq(inboundMessages.workspaceId, message.workspaceId),
-        eq(inboundMessages.phoneNumberId, message.phoneNumberId), byPerson(personOf(message)), isNull(inboundMessages.readAt),
-        lte(inboundMessages.receivedAt, message.receivedAt)))
-      const [row] = await db.select({ readAt: inboundMessages.readAt }).from(inboundMessages).where(eq(inboundMessages.id, message.id))
-      return row?.readAt ?? at
+    async markRead (message: MarkedMessage, at: Date): Promise<Date> {
+      const [row] = rowsOf<{ read_at: Date | string | null }>(await db.execute(sql`
+        with marked as (update ${inboundMessages} set read_at = ${at.toISOString()}::timestamptz
+          where workspace_id = ${message.workspaceId} and phone_number_id = ${message.phoneNumberId} and coalesce("from", from_user_id) = ${personOf(message)}
+            and read_at is null and received_at <= ${message.receivedAt.toISOString()}::timestamptz)
+        select (select read_at from ${inboundMessages} where id = ${message.id}) as read_at`))
+      return row?.read_at ? new Date(row.read_at) : at
     },
 
     /** The person's latest unread message to the number, if any (on_reply: CONTRACT.md 19). */
@@ -112,6 +116,22 @@ export function inboundStore (db: Database) {
         eq(inboundMessages.phoneNumberId, phoneNumberId), byPerson(person), isNull(inboundMessages.readAt)))
         .orderBy(desc(inboundMessages.receivedAt)).limit(1)
       return row
+    },
+
+    /**
+     * The latest unread message of each of these people to the number, in one statement for them all
+     * (on_reply's read marks, CONTRACT.md 19); only a conversation that counts an unread message is looked into.
+     */
+    async latestUnreadOf (people: Array<{ workspaceId: string, phoneNumberId: string, person: string }>): Promise<MarkedMessage[]> {
+      if (people.length === 0) return []
+      const keys = people.map(one => ({ workspace_id: one.workspaceId, phone_number_id: one.phoneNumberId, person: one.person }))
+      const rows = rowsOf<{ id: string, workspace_id: string, phone_number_id: string, wamid: string, from: string | null, from_user_id: string | null, received_at: string }>(await db.execute(sql`
+        select u.id, u.workspace_id, u.phone_number_id, u.wamid, u."from", u.from_user_id, to_char(u.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as received_at
+        from json_to_recordset(${JSON.stringify(keys)}::json) as k(workspace_id text, phone_number_id text, person text)
+        join conversations c on c.workspace_id = k.workspace_id and c.phone_number_id = k.phone_number_id and c.person = k.person and c.unread > 0
+        cross join lateral (select i.* from ${inboundMessages} i where i.workspace_id = k.workspace_id and i.phone_number_id = k.phone_number_id
+          and coalesce(i."from", i.from_user_id) = k.person and i.read_at is null order by i.received_at desc limit 1) u`))
+      return rows.map(row => ({ id: row.id, workspaceId: row.workspace_id, phoneNumberId: row.phone_number_id, wamid: row.wamid, from: row.from, fromUserId: row.from_user_id, receivedAt: new Date(row.received_at) }))
     },
 
     /** Stores an inbound message once per wamid (the upstream delivers at least once); false for a repeat. */

@@ -184,14 +184,17 @@ export const jobSql = {
     return rowsOf(result).length
   },
 
-  /** Deletes the dead letters of `queue` whose payloads (text) are these (their work was given new jobs). */
   /** Dead jobs of `queue` whose payload (text) holds one of `texts` deleted (an erasure); how many. */
   async deleteDeadMentioning (db: Executor, queue: string, texts: string[]): Promise<number> {
-    if (texts.length === 0) return 0
-    const patterns = texts.map(text => `%${text.replace(/[\\%_]/g, match => `\\${match}`)}%`)
-    return rowsOf(await db.execute(sql`delete from jobs where queue = ${queue} and status = 'dead' and convert_from(payload, 'UTF8') like ${anyOf(patterns)} returning 1`)).length
+    return await deleteMentioning(db, queue, texts, sql`and status = 'dead'`)
   },
 
+  /** The queue's jobs whose payload mentions one of these texts, whatever their state (an erased person's pending read marks). */
+  async deleteAllMentioning (db: Executor, queue: string, texts: string[]): Promise<number> {
+    return await deleteMentioning(db, queue, texts, sql``)
+  },
+
+  /** Deletes the dead letters of `queue` whose payloads (text) are these (their work was given new jobs). */
   async deleteDead (db: Executor, queue: string, payloads: string[]): Promise<void> {
     if (payloads.length === 0) return
     await db.execute(sql`delete from jobs where queue = ${queue} and status = 'dead' and convert_from(payload, 'UTF8') = ${anyOf(payloads)}`)
@@ -237,4 +240,10 @@ function toBytes (payload: Buffer | string): Buffer {
 
 function toJob (row: JobRow): Job {
   return { id: Number(row.id), queue: row.queue, groupKey: row.group_key, payload: Buffer.from(row.payload, 'base64'), attempts: row.attempts, createdAt: new Date(row.created_at) }
+}
+
+async function deleteMentioning (db: Executor, queue: string, texts: string[], status: SQL): Promise<number> {
+  if (texts.length === 0) return 0
+  const patterns = texts.map(text => `%${text.replace(/[\\%_]/g, match => `\\${match}`)}%`)
+  return rowsOf(await db.execute(sql`delete from jobs where queue = ${queue} ${status} and convert_from(payload, 'UTF8') like ${anyOf(patterns)} returning 1`)).length
 }

@@ -152,6 +152,19 @@ describe('conversations (CONTRACT.md 19)', () => {
     await waitFor(async () => (await inbound(latest.wamid)).read_at !== null, { what: 'on_reply read mark' })
     expect(ctx.gateway.emulator.readReceipts.filter(receipt => receipt.messageId === older.wamid)).toEqual([])
     expect((await inbound(older.wamid)).read_at).not.toBeNull()
+
+    // replies at once, to people with an unread message and without: one read mark for each
+    // person's latest, however many replies they get, and none where nothing is unread
+    const [one, other, nobody] = ['15550100017', '15550100018', '15550100019']
+    await inject(one)
+    const [oneLatest, otherLatest] = [await inject(one), await inject(other)]
+    const marksBefore = ctx.gateway.emulator.readReceipts.length
+    await Promise.all([sendText(one, 'a'), sendText(one, 'b'), sendText(other, 'c'), sendText(nobody, 'd')])
+    await sendText(one, 'e')
+    await waitFor(async () => (await inbound(oneLatest.wamid)).read_at !== null && (await inbound(otherLatest.wamid)).read_at !== null, { what: 'the read marks of replies at once' })
+    await sendText(one, 'f')
+    await new Promise(resolve => setTimeout(resolve, 500))
+    expect(ctx.gateway.emulator.readReceipts.slice(marksBefore).map(receipt => receipt.messageId).sort()).toEqual([oneLatest.wamid, otherLatest.wamid].sort())
     await workspaces.setReadReceipts(ctx.workspace.workspaceId, 'manual')
     // each process keeps a workspace's policy for a second: the next test must not meet on_reply
     await new Promise(resolve => setTimeout(resolve, 1100))

@@ -80,6 +80,8 @@ describe('privacy: erasure of one person', () => {
     await linkUserIds(db, [{ workspaceId: workspace.workspaceId, oldUserId: `${person.userId}old`, newUserId: person.userId }])
     const [dead] = await jobSql.enqueue(db, [{ queue: 'webhook-inbox', payload: JSON.stringify(envelope('messages', messagesValue({ messages: [textMessage(`wamid.DEAD${tag}${n}`, person.marker, { from: person.to })] }))), runAt: new Date(Date.now() + 3_600_000) }])
     await db.execute(sql`update jobs set status = 'dead' where id = ${dead}`)
+    // an on_reply read mark still to be made: its job carries the message, and so its sender's number
+    await jobSql.enqueue(db, [{ queue: 'read-marks', runAt: new Date(Date.now() + 3_600_000), payload: JSON.stringify({ kind: 'reply', message: { id: `in_rm${tag}${n}`, workspaceId: workspace.workspaceId, phoneNumberId: NUMBER_ID, wamid: `wamid.RM${tag}${n}`, from: person.to, fromUserId: null, receivedAt: new Date().toISOString() } }) }])
     await db.execute(sql`insert into webhook_kept_aside (id, kind, reason, route_id, event) values (${`wka_${tag}${n}`}, 'rejected', 'invalid_text', ${NUMBER_ID}, ${JSON.stringify({ from: person.to, text: { body: person.marker } })})`)
   }
 

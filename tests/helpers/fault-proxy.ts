@@ -29,6 +29,9 @@ export interface FaultProxy {
  * stopping the machine's own services. A cut resets sockets (RST), as a crashed server or a broken
  * network path does; clients see ECONNRESET, or a closed connection, at once.
  */
+// longer than any text a trigger matches
+const CARRIED_CHARS = 256
+
 export async function startFaultProxy (target: { host?: string, port: number }): Promise<FaultProxy> {
   const host = target.host ?? '127.0.0.1'
   const open = new Set<Socket>()
@@ -45,11 +48,20 @@ export async function startFaultProxy (target: { host?: string, port: number }):
     }
     // the replies are dropped once a chunk of the client's matched while loseReply was armed
     let deaf = false
+    // a statement's text may arrive split over two chunks (a large one, a busy machine): the trigger
+    // is looked for in each chunk with the end of the one before; `then` in what follows it
+    let carried = ''
     let primed = false
     client.on('data', chunk => {
       if (loseAfter && !deaf) {
-        const text = chunk.toString('latin1')
-        primed ||= loseAfter.trigger.test(text)
+        let text = chunk.toString('latin1')
+        if (!primed) {
+          const joined = carried + text
+          carried = joined.slice(-CARRIED_CHARS)
+          const found = loseAfter.trigger.exec(joined)
+          primed = found !== null
+          if (found) text = joined.slice(found.index)
+        }
         deaf = primed && (loseAfter.then === undefined || loseAfter.then.test(text))
       }
       upstream.write(chunk)

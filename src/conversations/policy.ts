@@ -11,12 +11,12 @@ export const READ_MARK_QUEUE = 'read-marks'
 export const TYPING_QUEUE = 'typing-renewals'
 // a change of policy holds within 2 s (CONTRACT.md 19): each process reads it at most once a second
 const POLICY_CACHE_MS = 1000
-// a reply's read mark queued this long ago and still not landed (its job retrying) may be queued again
-const REQUEUE_AFTER_MS = 60_000
+// a reply's read mark made this long ago and not landed (its job retrying) may be made again
+const REMARK_AFTER_MS = 60_000
 
 type MarkedJson = Omit<MarkedMessage, 'receivedAt'> & { receivedAt: string }
-// a reply's job carries the message it marks (found when the reply was sent); one queued by an
-// earlier release names the person, and its message is looked up when it runs
+// a reply's job (its mark failed when the reply was sent) carries the message it marks; one queued
+// by an earlier release names the person, and its message is looked up when it runs
 type ReadMarkJob = { kind: 'receipt', workspaceId: string, inboundId: string } | { kind: 'reply', message: MarkedJson } | { kind: 'reply', workspaceId: string, phoneNumberId: string, person: string }
 interface Replied { workspaceId: string, phoneNumberId: string, person: string }
 interface TypingJob { workspaceId: string, inboundId: string, startedAt: string, endsAt: string, shownUntil: string }
@@ -59,23 +59,36 @@ export function createReadPolicy (deps: PolicyDeps) {
   })
 
   // The replies of one turn of the event loop, together: one statement finds which of their people
-  // have an unread message (and which is the latest), one stores a job for each. Sent many at once
-  // (a campaign, a busy bot), a reply costs its person's read mark and next to nothing else.
-  // A message whose mark this process queued lately is not queued again: the replies that follow
-  // the first one before its mark lands (a bot's answer in three messages) find it still unread.
-  const queued = new Map<string, number>()
+  // have an unread message, and which is the latest. Each is marked at once, by this process (the
+  // upstream call, and an update shared with the marks landing beside it); one that fails becomes a
+  // job of the runner, retried as any read mark. A message marked here lately is not marked again:
+  // the replies that follow the first before its mark lands (a bot's answer in three messages)
+  // still find it unread.
+  const marked = new Map<string, number>()
   const replied = createBatcher(async (replies: Replied[]) => {
     const people = [...new Map(replies.map(reply => [`${reply.workspaceId}\u0000${reply.phoneNumberId}\u0000${reply.person}`, reply])).values()]
     const now = Date.now()
-    for (const [id, at] of queued) if (now - at > REQUEUE_AFTER_MS) queued.delete(id)
-    const unread = (await deps.inbound.latestUnreadOf(people)).filter(message => !queued.has(message.id))
-    for (const message of unread) queued.set(message.id, now)
-    if (unread.length > 0) {
-      await work.enqueue(unread.map(message => ({ queue: READ_MARK_QUEUE, payload: JSON.stringify({ kind: 'reply', message: { ...message, receivedAt: message.receivedAt.toISOString() } } satisfies ReadMarkJob) })))
-      work.wake(READ_MARK_QUEUE)
+    for (const [id, at] of marked) if (now - at > REMARK_AFTER_MS) marked.delete(id)
+    const unread = (await deps.inbound.latestUnreadOf(people)).filter(message => !marked.has(message.id))
+    for (const message of unread) {
+      marked.set(message.id, now)
+      void markNow(message)
     }
     return replies.map(() => undefined)
   }, { maxBatch: 500 })
+
+  async function markNow (message: MarkedMessage): Promise<void> {
+    try {
+      await deps.readMarks.mark(message, { typing: false })
+    } catch {
+      try {
+        await work.enqueue([{ queue: READ_MARK_QUEUE, payload: JSON.stringify({ kind: 'reply', message: { ...message, receivedAt: message.receivedAt.toISOString() } } satisfies ReadMarkJob) }])
+        work.wake(READ_MARK_QUEUE)
+      } catch (error) {
+        log.warn({ code: faultCode(error), inboundId: message.id }, 'could not hand over the read mark of a reply')
+      }
+    }
+  }
 
   // a renewal is worth nothing late: one attempt, its failure logged
   work.defineLeased(TYPING_QUEUE, { batch: 32, concurrency: 32, maxAttempts: 1, pollMs: 1000 }, async function renewTyping (job) {

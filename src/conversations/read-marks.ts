@@ -4,6 +4,7 @@ import { upstreamFailure } from '../media/deps.js'
 import type { Pacer } from '../pacer/types.js'
 import { throughputOf } from '../pacer/throughput.js'
 import type { ConnectionStore } from '../store/connections.js'
+import { createBatcher } from '../store/batcher.js'
 import { personOf, type InboundStore, type MarkedMessage } from '../store/inbound.js'
 import type { UpstreamClient } from '../upstream/client.js'
 
@@ -31,6 +32,9 @@ export type ReadMarks = ReturnType<typeof createReadMarks>
  * campaign sends), then `read_at` on it and the person's earlier unread messages to that number.
  */
 export function createReadMarks (deps: ReadMarkDeps) {
+  // the marks that land together are written by one statement (group commit)
+  const markRead = createBatcher(async (marks: Array<{ message: MarkedMessage, at: Date }>) => await deps.inbound.markRead(marks), { maxBatch: 200 })
+
   async function mark (message: MarkedMessage, options: { typing: boolean, now?: Date }): Promise<Date> {
     const now = options.now ?? new Date()
     if (now.getTime() - message.receivedAt.getTime() > READ_MARK_MAX_AGE_MS) throw tooOld()
@@ -48,7 +52,7 @@ export function createReadMarks (deps: ReadMarkDeps) {
     } finally {
       permit.done()
     }
-    return await deps.inbound.markRead(message, now)
+    return await markRead({ message, at: now })
   }
 
   return { mark }

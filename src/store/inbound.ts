@@ -97,30 +97,35 @@ export function inboundStore (db: Database) {
     },
 
     /**
-     * Marks the message read and, as a phone does, the same person's earlier unread messages to that
-     * number; the message's read_at (an earlier one's when it was read already). One statement: its
-     * read of the message sees the table as it was before the update.
+     * Marks each message read and, as a phone does, the same person's earlier unread messages to
+     * that number, in one statement for them all; each message's read_at, in order (an earlier one's
+     * when it was read already: the statement reads the table as it was before its update).
      */
-    async markRead (message: MarkedMessage, at: Date): Promise<Date> {
-      const [row] = rowsOf<{ read_at: Date | string | null }>(await db.execute(sql`
-        with marked as (update ${inboundMessages} set read_at = ${at.toISOString()}::timestamptz
-          where workspace_id = ${message.workspaceId} and phone_number_id = ${message.phoneNumberId} and coalesce("from", from_user_id) = ${personOf(message)}
-            and read_at is null and received_at <= ${message.receivedAt.toISOString()}::timestamptz)
-        select (select read_at from ${inboundMessages} where id = ${message.id}) as read_at`))
-      return row?.read_at ? new Date(row.read_at) : at
+    async markRead (marks: Array<{ message: MarkedMessage, at: Date }>): Promise<Date[]> {
+      if (marks.length === 0) return []
+      const rows = marks.map(({ message, at }, n) => ({ n, id: message.id, workspace_id: message.workspaceId, phone_number_id: message.phoneNumberId, person: personOf(message), received_at: message.receivedAt.toISOString(), at: at.toISOString() }))
+      const result = rowsOf<{ n: number, read_at: Date | string | null }>(await db.execute(sql`
+        with v as (select * from json_to_recordset(${JSON.stringify(rows)}::json)
+            as v(n int, id text, workspace_id text, phone_number_id text, person text, received_at timestamptz, at timestamptz)),
+          marked as (update ${inboundMessages} i set read_at = v.at from v
+            where i.workspace_id = v.workspace_id and i.phone_number_id = v.phone_number_id and coalesce(i."from", i.from_user_id) = v.person
+              and i.read_at is null and i.received_at <= v.received_at)
+        select v.n, (select x.read_at from ${inboundMessages} x where x.id = v.id) as read_at from v order by v.n`))
+      const earlier = new Map(result.map(row => [Number(row.n), row.read_at]))
+      return marks.map(({ at }, n) => { const was = earlier.get(n); return was ? new Date(was) : at })
     },
 
-    /** The person's latest unread message to the number, if any (on_reply: CONTRACT.md 19). */
+    /** The person's latest unread message to the number, if any; of two in the same second (the upstream's times are whole seconds), the later stored. */
     async latestUnread (workspaceId: string, phoneNumberId: string, person: string): Promise<InboundMessage | undefined> {
       const [row] = await db.select().from(inboundMessages).where(and(eq(inboundMessages.workspaceId, workspaceId),
         eq(inboundMessages.phoneNumberId, phoneNumberId), byPerson(person), isNull(inboundMessages.readAt)))
-        .orderBy(desc(inboundMessages.receivedAt)).limit(1)
+        .orderBy(desc(inboundMessages.receivedAt), desc(inboundMessages.id)).limit(1)
       return row
     },
 
     /**
      * The latest unread message of each of these people to the number, in one statement for them all
-     * (on_reply's read marks, CONTRACT.md 19); only a conversation that counts an unread message is looked into.
+     * (on_reply's read marks, CONTRACT.md 19), as latestUnread picks it; only a conversation that counts an unread message is looked into.
      */
     async latestUnreadOf (people: Array<{ workspaceId: string, phoneNumberId: string, person: string }>): Promise<MarkedMessage[]> {
       if (people.length === 0) return []
@@ -130,7 +135,7 @@ export function inboundStore (db: Database) {
         from json_to_recordset(${JSON.stringify(keys)}::json) as k(workspace_id text, phone_number_id text, person text)
         join conversations c on c.workspace_id = k.workspace_id and c.phone_number_id = k.phone_number_id and c.person = k.person and c.unread > 0
         cross join lateral (select i.* from ${inboundMessages} i where i.workspace_id = k.workspace_id and i.phone_number_id = k.phone_number_id
-          and coalesce(i."from", i.from_user_id) = k.person and i.read_at is null order by i.received_at desc limit 1) u`))
+          and coalesce(i."from", i.from_user_id) = k.person and i.read_at is null order by i.received_at desc, i.id desc limit 1) u`))
       return rows.map(row => ({ id: row.id, workspaceId: row.workspace_id, phoneNumberId: row.phone_number_id, wamid: row.wamid, from: row.from, fromUserId: row.from_user_id, receivedAt: new Date(row.received_at) }))
     },
 

@@ -107,9 +107,13 @@ export function inboundStore (db: Database) {
       const result = rowsOf<{ n: number, read_at: Date | string | null }>(await db.execute(sql`
         with v as (select * from json_to_recordset(${JSON.stringify(rows)}::json)
             as v(n int, id text, workspace_id text, phone_number_id text, person text, received_at timestamptz, at timestamptz)),
-          marked as (update ${inboundMessages} i set read_at = v.at from v
-            where i.workspace_id = v.workspace_id and i.phone_number_id = v.phone_number_id and coalesce(i."from", i.from_user_id) = v.person
-              and i.read_at is null and i.received_at <= v.received_at)
+          -- each person's unread messages by the unread index (offset 0 keeps the lookup per person:
+          -- joined to the JSON, the planner read every unread message of the table, 25 ms at 100,000),
+          -- then updated by primary key
+          targets as materialized (select t.id, v.at from v cross join lateral (select x.id from ${inboundMessages} x
+            where x.workspace_id = v.workspace_id and x.phone_number_id = v.phone_number_id and coalesce(x."from", x.from_user_id) = v.person
+              and x.read_at is null and x.received_at <= v.received_at offset 0) t),
+          marked as (update ${inboundMessages} i set read_at = t.at from targets t where i.id = any(array(select id from targets)) and i.id = t.id)
         select v.n, (select x.read_at from ${inboundMessages} x where x.id = v.id) as read_at from v order by v.n`))
       const earlier = new Map(result.map(row => [Number(row.n), row.read_at]))
       return marks.map(({ at }, n) => { const was = earlier.get(n); return was ? new Date(was) : at })

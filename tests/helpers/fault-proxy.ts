@@ -10,13 +10,15 @@ export interface FaultProxy {
   /** Lets connections through again (and ends loseReply). */
   heal (): void
   /**
-   * A lost acknowledgement: from the next chunk the client sends that `trigger` matches (its bytes
-   * as latin1; every chunk when omitted), or with `then` from the first chunk matching `then` at or
-   * after one matching `trigger` (an insert, then its transaction's commit), that connection still
-   * forwards the client's bytes to the server, which acts on them (a statement runs, a commit
-   * commits), but drops the server's replies: the client waits on until a cut. Armed on every
-   * connection, open and new, until heal. (A statement already prepared on a connection is sent by
-   * name, without its text: cut and heal first for fresh connections.)
+   * A lost acknowledgement: from the next message the client sends that `trigger` matches (every
+   * message when omitted), or with `then` from the first message matching `then` at or after one
+   * matching `trigger` (an insert, then its transaction's commit), that connection still forwards
+   * the client's bytes to the server, which acts on them (a statement runs, a commit commits), but
+   * drops the server's replies: the client waits on until a cut. Armed on every connection, open
+   * and new, until heal. To PostgreSQL a message is matched as its type letter and its statement's
+   * text: `Q…` a simple query, `P…` a statement prepared, `B…` a statement run (by name too: the
+   * proxy remembers what each connection prepared, so a `commit` prepared before is still seen).
+   * To anything else (Redis, HTTP) each chunk is one message, as latin1.
    */
   loseReply (trigger?: RegExp, then?: RegExp): void
   readonly isCut: boolean
@@ -29,9 +31,6 @@ export interface FaultProxy {
  * stopping the machine's own services. A cut resets sockets (RST), as a crashed server or a broken
  * network path does; clients see ECONNRESET, or a closed connection, at once.
  */
-// longer than any text a trigger matches
-const CARRIED_CHARS = 256
-
 export async function startFaultProxy (target: { host?: string, port: number }): Promise<FaultProxy> {
   const host = target.host ?? '127.0.0.1'
   const open = new Set<Socket>()
@@ -46,22 +45,14 @@ export async function startFaultProxy (target: { host?: string, port: number }):
       socket.on('close', () => open.delete(socket))
       socket.on('error', () => { client.destroy(); upstream.destroy() })
     }
-    // the replies are dropped once a chunk of the client's matched while loseReply was armed
+    // the replies are dropped once a message of the client's matched while loseReply was armed
     let deaf = false
-    // a statement's text may arrive split over two chunks (a large one, a busy machine): the trigger
-    // is looked for in each chunk with the end of the one before; `then` in what follows it
-    let carried = ''
     let primed = false
+    const messages = clientMessages()
     client.on('data', chunk => {
-      if (loseAfter && !deaf) {
-        let text = chunk.toString('latin1')
-        if (!primed) {
-          const joined = carried + text
-          carried = joined.slice(-CARRIED_CHARS)
-          const found = loseAfter.trigger.exec(joined)
-          primed = found !== null
-          if (found) text = joined.slice(found.index)
-        }
+      for (const text of messages(chunk)) {
+        if (!loseAfter || deaf) continue
+        primed ||= loseAfter.trigger.test(text)
         deaf = primed && (loseAfter.then === undefined || loseAfter.then.test(text))
       }
       upstream.write(chunk)
@@ -97,5 +88,73 @@ export async function startFaultProxy (target: { host?: string, port: number }):
       for (const socket of open) socket.destroy()
       await new Promise<void>(resolve => server.close(() => resolve()))
     }
+  }
+}
+
+// PostgreSQL's protocol codes of a connection's first message, which has no type letter
+const STARTUP_CODES = new Set([196608, 80877102, 80877103, 80877104])
+// SSLRequest and GSSENCRequest: the server answers one byte, and the client's startup message follows
+const ENCRYPTION_REQUESTS = new Set([80877103, 80877104])
+
+/**
+ * The messages of one connection's client, chunk by chunk, as the texts loseReply matches. A
+ * PostgreSQL client's stream is cut into its messages (a statement's text may arrive split over
+ * TCP reads on a busy machine, or several messages in one read); anything else is a chunk each.
+ */
+function clientMessages (): (chunk: Buffer) => string[] {
+  let protocol: 'postgres' | 'other' | undefined
+  let pending = Buffer.alloc(0)
+  let startup = true
+  // what each statement name was prepared as on this connection ('' the unnamed one)
+  const prepared = new Map<string, string>()
+  return chunk => {
+    protocol ??= chunk.length >= 8 && STARTUP_CODES.has(chunk.readUInt32BE(4)) ? 'postgres' : 'other'
+    if (protocol === 'other') return [chunk.toString('latin1')]
+    pending = Buffer.concat([pending, chunk])
+    const texts: string[] = []
+    for (;;) {
+      if (startup) {
+        if (pending.length < 8) break
+        const length = pending.readUInt32BE(0)
+        if (pending.length < length) break
+        startup = ENCRYPTION_REQUESTS.has(pending.readUInt32BE(4))
+        pending = pending.subarray(length)
+        continue
+      }
+      if (pending.length < 5) break
+      const length = pending.readUInt32BE(1) + 1
+      if (pending.length < length) break
+      texts.push(messageText(pending.subarray(0, length), prepared))
+      pending = pending.subarray(length)
+    }
+    return texts
+  }
+}
+
+/** A frontend message as its type letter and the text of the statement it carries, if any. */
+function messageText (message: Buffer, prepared: Map<string, string>): string {
+  const type = String.fromCharCode(message[0])
+  const strings = (from: number, count: number): string[] => {
+    const found: string[] = []
+    for (let at = from; found.length < count && at < message.length;) {
+      const end = message.indexOf(0, at)
+      if (end < 0) break
+      found.push(message.subarray(at, end).toString('utf8'))
+      at = end + 1
+    }
+    return found
+  }
+  switch (type) {
+    case 'Q': return type + (strings(5, 1)[0] ?? '')
+    case 'P': {
+      const [name = '', text = ''] = strings(5, 2)
+      prepared.set(name, text)
+      return type + text
+    }
+    case 'B': {
+      const [, statement = ''] = strings(5, 2)
+      return type + (prepared.get(statement) ?? '')
+    }
+    default: return type
   }
 }

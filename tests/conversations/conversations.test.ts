@@ -170,6 +170,27 @@ describe('conversations (CONTRACT.md 19)', () => {
     await new Promise(resolve => setTimeout(resolve, 1100))
   })
 
+  it('on_reply: a read mark the upstream refuses is retried by the runner until it lands', async () => {
+    const { workspaces, database } = ctx.gateway.app
+    const from = '15550100020'
+    // a message the emulator does not know yet: it refuses the read mark (131009) until it does
+    const wamid = `wamid.unknown.${Date.now()}`
+    await database.db.execute(sql`insert into inbound_messages (id, workspace_id, phone_number_id, wamid, "from", type, payload, received_at)
+      values (${`in_retry${Date.now()}`}, ${ctx.workspace.workspaceId}, ${NUMBER}, ${wamid}, ${from}, 'text', '{"body":"hello?"}'::jsonb, now() - interval '1 minute')`)
+    await workspaces.setReadReceipts(ctx.workspace.workspaceId, 'on_reply')
+    await new Promise(resolve => setTimeout(resolve, 1100))
+    await sendText(from, 'Here we are')
+    const queued = async () => rowsOf<{ attempts: number }>(await database.db.execute(sql`select attempts from jobs where queue = 'read-marks' and convert_from(payload, 'UTF8') like ${`%${wamid}%`}`))
+    await waitFor(async () => (await queued()).length === 1, { what: 'the refused mark handed to the runner' })
+    expect((await inbound(wamid)).read_at).toBeNull()
+    ctx.gateway.emulator.knowInbound(NUMBER, [wamid])
+    await waitFor(async () => (await inbound(wamid)).read_at !== null, { timeoutMs: 10_000, what: 'the retried read mark' })
+    expect(ctx.gateway.emulator.readReceipts.filter(receipt => receipt.messageId === wamid)).toHaveLength(1)
+    await waitFor(async () => (await queued()).length === 0, { what: 'the job done' })
+    await workspaces.setReadReceipts(ctx.workspace.workspaceId, 'manual')
+    await new Promise(resolve => setTimeout(resolve, 1100))
+  })
+
   it('lists conversations, most recently active first, and reads a thread both ways, paged', async () => {
     const from = '15550100008'
     const hello = await inject(from, { payload: { body: 'hello' } })

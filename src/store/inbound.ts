@@ -101,18 +101,17 @@ export function inboundStore (db: Database) {
      * that number, in one statement for them all; each message's read_at, in order (an earlier one's
      * when it was read already: the statement reads the table as it was before its update).
      */
-    async markRead (marks: Array<{ message: MarkedMessage, at: Date }>): Promise<Date[]> {
+    async markRead (marks: Array<{ message: Pick<MarkedMessage, 'id'>, at: Date }>): Promise<Date[]> {
       if (marks.length === 0) return []
-      const rows = marks.map(({ message, at }, n) => ({ n, id: message.id, workspace_id: message.workspaceId, phone_number_id: message.phoneNumberId, person: personOf(message), at: at.toISOString() }))
+      const rows = marks.map(({ message, at }, n) => ({ n, id: message.id, at: at.toISOString() }))
       const result = rowsOf<{ n: number, read_at: Date | string | null }>(await db.execute(sql`
-        with v as (select * from json_to_recordset(${JSON.stringify(rows)}::json)
-            as v(n int, id text, workspace_id text, phone_number_id text, person text, at timestamptz)),
-          -- each person's unread messages by the unread index (offset 0 keeps the lookup per person:
-          -- joined to the JSON, the planner read every unread message of the table, 25 ms at 100,000),
-          -- then updated by primary key; "earlier" by the marked message's own time as stored (to the
-          -- microsecond: the time it was read with is to the millisecond)
+        with v as (select * from json_to_recordset(${JSON.stringify(rows)}::json) as v(n int, id text, at timestamptz)),
+          -- each marked message's person's unread messages up to it (its time as stored, to the
+          -- microsecond), by the unread index (offset 0 keeps the lookup per person: joined to the
+          -- JSON, the planner read every unread message of the table, 25 ms at 100,000), then
+          -- updated by primary key
           targets as materialized (select t.id, v.at from v join ${inboundMessages} m on m.id = v.id cross join lateral (select x.id from ${inboundMessages} x
-            where x.workspace_id = v.workspace_id and x.phone_number_id = v.phone_number_id and coalesce(x."from", x.from_user_id) = v.person
+            where x.workspace_id = m.workspace_id and x.phone_number_id = m.phone_number_id and coalesce(x."from", x.from_user_id) = coalesce(m."from", m.from_user_id)
               and x.read_at is null and x.received_at <= m.received_at offset 0) t),
           marked as (update ${inboundMessages} i set read_at = t.at from targets t where i.id = any(array(select id from targets)) and i.id = t.id)
         select v.n, (select x.read_at from ${inboundMessages} x where x.id = v.id) as read_at from v order by v.n`))

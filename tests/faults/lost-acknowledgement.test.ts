@@ -7,8 +7,8 @@ import { acceptedIds, useFaultyGateway } from './helpers.js'
 
 // A write whose reply is lost: the database ran it (and committed) but the gateway never heard so,
 // then the connection broke. The gateway can't know whether the record exists (CONTRACT.md 12).
-// postgres.js sends a new statement's text first (Parse, Describe) and runs it in a second chunk
-// (Bind, Execute): the reply lost is the run's.
+// postgres.js sends a new statement's text first (Parse, Describe) and then runs it (Bind, Execute):
+// the reply lost is the run's.
 const RUN = /^B/
 const COMMIT = /commit/i
 
@@ -26,7 +26,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('foul weather: a record write whos
   }
   const sentTo = (to: string) => ctx.gateway.emulator.sentMessages.filter(sent => String(sent.to).endsWith(to)).length
 
-  /** New connections, on which every statement is sent with its text (a prepared one is sent by name). */
+  /** The connections cut and made again, and the gateway reading again, before each fault is armed. */
   async function freshConnections (): Promise<void> {
     proxy().cut()
     await new Promise(resolve => setTimeout(resolve, 100))
